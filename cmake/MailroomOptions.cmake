@@ -1,0 +1,11 @@
+# Warnings, sanitizers and the internal-assert switch shared by every mailroom target.
+add_library(mailroom_options INTERFACE)
+target_compile_options(mailroom_options INTERFACE -Wall -Wextra -Wpedantic -Wshadow)
+if(MAILROOM_SANITIZE)
+  target_compile_options(mailroom_options INTERFACE -fsanitize=${MAILROOM_SANITIZE} -fno-omit-frame-pointer)
+  target_link_options(mailroom_options INTERFACE -fsanitize=${MAILROOM_SANITIZE})
+endif()
+# Internal invariants (MAILROOM_ASSERT) are on in Debug and sanitizer builds.
+if(MAILROOM_SANITIZE OR CMAKE_BUILD_TYPE STREQUAL "Debug")
+  target_compile_definitions(mailroom_options INTERFACE MAILROOM_ENABLE_ASSERTS=1)
+endif()

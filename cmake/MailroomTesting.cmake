@@ -1,0 +1,60 @@
+# Test helpers: mailroom_add_mpi_test runs a program under mpiexec at several PE counts (one ctest
+# entry each, with a timeout); mailroom_add_neg_test checks that a program fails to compile with
+# the expected message.
+include_guard()
+
+# Open MPI needs --oversubscribe to run more ranks than cores, and refuses root unless told.
+execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _mailroom_mpiexec_version
+                ERROR_QUIET)
+set(MAILROOM_MPIEXEC_FLAGS "" CACHE STRING "Extra flags for mpiexec in tests")
+if(_mailroom_mpiexec_version MATCHES "Open MPI|OpenRTE")
+  set(_mailroom_oversubscribe --oversubscribe)
+  set(_mailroom_mpi_env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+                        OMPI_MCA_rmaps_base_oversubscribe=1)
+endif()
+
+# mailroom_add_mpi_test(name SOURCES a.cpp ... RANKS 1 2 3 4 [ARGS ...] [TIMEOUT s]
+#                       [LIBS ...] [WILL_FAIL_WITH regex] [ENV VAR=value ...])
+function(mailroom_add_mpi_test name)
+  cmake_parse_arguments(T "" "TIMEOUT;WILL_FAIL_WITH" "SOURCES;RANKS;ARGS;LIBS;ENV" ${ARGN})
+  if(NOT T_RANKS)
+    set(T_RANKS 1 2 3 4)
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 120)
+  endif()
+  if(T_SOURCES)
+    add_executable(${name} ${T_SOURCES})
+    target_link_libraries(${name} PRIVATE mailroom::mailroom mailroom_options ${T_LIBS})
+  endif()
+  foreach(np IN LISTS T_RANKS)
+    add_test(NAME ${name}.np${np}
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${_mailroom_oversubscribe}
+                     ${MAILROOM_MPIEXEC_FLAGS} ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${name}>
+                     ${MPIEXEC_POSTFLAGS} ${T_ARGS})
+    set_tests_properties(${name}.np${np} PROPERTIES TIMEOUT ${T_TIMEOUT} PROCESSORS 1
+                         ENVIRONMENT "${_mailroom_mpi_env};${T_ENV}" LABELS mpi)
+    if(T_WILL_FAIL_WITH)
+      # The job must exit non-zero (checked by WILL_FAIL) and print the expected message.
+      set_tests_properties(${name}.np${np} PROPERTIES WILL_FAIL ON)
+      add_test(NAME ${name}.np${np}.message
+               COMMAND ${CMAKE_COMMAND} -DCMD=$<TARGET_FILE:${name}> -DNP=${np}
+                       -DMPIEXEC=${MPIEXEC_EXECUTABLE} "-DFLAGS=${_mailroom_oversubscribe}"
+                       "-DARGS=${T_ARGS}" "-DEXPECT=${T_WILL_FAIL_WITH}"
+                       -P ${PROJECT_SOURCE_DIR}/cmake/expect_failure.cmake)
+      set_tests_properties(${name}.np${np}.message PROPERTIES TIMEOUT ${T_TIMEOUT}
+                           ENVIRONMENT "${_mailroom_mpi_env};${T_ENV}" LABELS mpi)
+    endif()
+  endforeach()
+endfunction()
+
+# mailroom_add_neg_test(name SOURCE file.cpp EXPECT regex): the file must not compile, and the
+# compiler must say EXPECT (the static_assert's message).
+function(mailroom_add_neg_test name)
+  cmake_parse_arguments(T "" "SOURCE;EXPECT" "" ${ARGN})
+  add_executable(${name} EXCLUDE_FROM_ALL ${T_SOURCE})
+  target_link_libraries(${name} PRIVATE mailroom::mailroom)
+  add_test(NAME ${name}
+           COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target ${name})
+  set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${T_EXPECT}" LABELS neg)
+endfunction()

@@ -1,0 +1,12 @@
+# Runs an MPI job that must fail: passes when it exits non-zero and its output matches EXPECT.
+separate_arguments(_flags UNIX_COMMAND "${FLAGS}")
+separate_arguments(_args UNIX_COMMAND "${ARGS}")
+execute_process(COMMAND ${MPIEXEC} -n ${NP} ${_flags} ${CMD} ${_args}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+if(rc EQUAL 0)
+  message(FATAL_ERROR "expected a non-zero exit, got 0\n${out}\n${err}")
+endif()
+if(NOT "${out}${err}" MATCHES "${EXPECT}")
+  message(FATAL_ERROR "exit ${rc}, but the output does not match '${EXPECT}':\n${out}\n${err}")
+endif()
+message(STATUS "exit ${rc} with the expected message")

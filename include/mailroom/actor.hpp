@@ -1,0 +1,89 @@
+// Actors: a selector with one mailbox. mailroom::actor<T> takes any handler (called through one
+// indirect call per message); mailroom::actor{mailroom::mailbox<T>(handler)} keeps the handler's
+// type and inlines it; mailroom::actor<> takes lambda messages.
+#pragma once
+
+#include "mailroom/selector.hpp"
+
+#include <functional>
+
+namespace mailroom {
+
+namespace detail {
+/// A handler of T messages whose type is erased (for actor<T> written without its handler type).
+template <class T>
+struct erased_handler {
+  std::function<void(const T&, pe)> fn;
+  template <class F>
+    requires(!std::is_same_v<std::decay_t<F>, erased_handler>)
+  erased_handler(F f)  // NOLINT(google-explicit-constructor): built from the user's lambda
+      : fn([g = std::move(f)](const T& msg, pe from) mutable {
+          if constexpr (std::is_invocable_v<F&, const T&, pe>) {
+            g(msg, from);
+          } else {
+            static_assert(std::is_invocable_v<F&, const T&>,
+                          "actor<T> handler: must be callable as handler(msg, from) or "
+                          "handler(msg)");
+            g(msg);
+          }
+        }) {}
+  void operator()(const T& msg, pe from) { fn(msg, from); }
+};
+
+template <class T, class H>
+struct actor_spec {
+  using type = mailbox_spec<T, H>;
+};
+template <>
+struct actor_spec<void, void> {
+  using type = lambdas;
+};
+}  // namespace detail
+
+/// An actor: one mailbox of T messages (or of lambda messages when T is void), partitioned over
+/// all PEs. Collective construction; send, done, wait as for a selector.
+template <class T = void, class H = std::conditional_t<std::is_void_v<T>, void, detail::erased_handler<T>>>
+class actor {
+  using spec = typename detail::actor_spec<T, H>::type;
+
+ public:
+  /// A lambda actor (T = void).
+  actor()
+    requires std::is_void_v<T>
+      : sel_(spec{}) {}
+  /// A typed actor from any handler(msg, from) or handler(msg).
+  template <class F>
+    requires(!std::is_void_v<T> && !std::is_same_v<std::decay_t<F>, mailbox_spec<T, H>>)
+  explicit actor(F&& handler) : sel_(spec{H(std::forward<F>(handler))}) {}
+  /// A typed actor whose handler type is kept (inlined into the delivery loop).
+  template <class U = T>
+    requires(!std::is_void_v<U>)
+  explicit actor(mailbox_spec<U, H> s) : sel_(std::move(s)) {}
+
+  /// Sends msg to this actor's mailbox on PE dest.
+  template <class U = T>
+    requires(!std::is_void_v<U>)
+  void send(pe dest, const std::type_identity_t<U>& msg) {
+    sel_.template send<0>(dest, msg);
+  }
+  /// Sends a closure to run on PE dest.
+  template <class L>
+    requires std::is_void_v<T>
+  void send(pe dest, const L& closure) {
+    sel_.template send<0>(dest, closure);
+  }
+  /// This PE sends no more to this actor (from outside its handler).
+  void done() { sel_.template done<0>(); }
+  /// Runs handlers until the actor has terminated on this PE.
+  void wait() { sel_.wait(); }
+  [[nodiscard]] bool finished() const noexcept { return sel_.finished(); }
+  [[nodiscard]] auto ref() const noexcept { return sel_.ref(); }
+
+ private:
+  selector<spec> sel_;
+};
+
+template <class T, class H>
+actor(mailbox_spec<T, H>) -> actor<T, H>;
+
+}  // namespace mailroom

@@ -1,0 +1,48 @@
+// Every MAILROOM_* environment variable, declared once in one table that both parses and prints
+// them, so that names, defaults and documentation cannot drift apart.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace mailroom {
+
+// X(field, ENV_NAME, kind, default, description). kind: bytes (accepts K/M/G suffixes), count,
+// flag (0/1), seconds.
+#define MAILROOM_CONFIG_TABLE(X)                                                                  \
+  X(buffer_bytes, "MAILROOM_BUFFER_BYTES", bytes, 8192,                                          \
+    "bytes per aggregation buffer (one per destination PE and mailbox); 256 B to 16 MiB")        \
+  X(sends_in_flight, "MAILROOM_SENDS_IN_FLIGHT", count, 16,                                      \
+    "buffers in flight per PE; more are queued and further sends from user code wait")           \
+  X(receives_posted, "MAILROOM_RECEIVES_POSTED", count, 8,                                       \
+    "receives kept posted per PE (each holds one buffer)")                                       \
+  X(budget_bytes, "MAILROOM_BUDGET_BYTES", bytes, 256ull << 20,                                  \
+    "aggregation memory budget per PE; creating a mailbox that cannot fit is an error")          \
+  X(symmetric_heap_bytes, "MAILROOM_SYMMETRIC_HEAP_BYTES", bytes, 1ull << 30,                    \
+    "virtual size of the symmetric heap reserved at the same address on every PE")              \
+  X(verbose, "MAILROOM_VERBOSE", count, 0, "1 prints the configuration on rank 0 at start-up")
+
+/// The runtime configuration, read from the environment at start-up.
+struct config {
+#define MAILROOM_CONFIG_FIELD(field, env, kind, def, doc) std::uint64_t field = def;
+  MAILROOM_CONFIG_TABLE(MAILROOM_CONFIG_FIELD)
+#undef MAILROOM_CONFIG_FIELD
+
+  /// Reads every MAILROOM_* variable; a bad value is a fatal error naming the variable.
+  /// Unknown MAILROOM_* variables are errors too (they are usually typos).
+  static config from_environment();
+  /// One line per variable: name, value, description.
+  [[nodiscard]] std::string describe() const;
+};
+
+/// The configuration in force (set when the runtime starts; defaults before).
+const config& current_config() noexcept;
+
+namespace detail {
+void set_current_config(const config& c) noexcept;
+/// Parses one value of the given kind; returns false on a malformed value.
+bool parse_config_value(const char* kind, const std::string& text, std::uint64_t& out);
+}  // namespace detail
+
+}  // namespace mailroom

@@ -1,0 +1,92 @@
+// The public aggregation layer: a typed conveyor in the style of Bale's, for programs that want
+// to write their own push/pull/advance loops (the "conveyor" variant of every mini-app).
+#pragma once
+
+#include "mailroom/detail/conveyor_core.hpp"
+#include "mailroom/pe.hpp"
+
+#include <type_traits>
+
+namespace mailroom {
+
+/// Aggregates fixed-size items of type T to their destination PEs.
+///
+/// Typical loop (every PE):
+///   while (conv.advance(i == n)) {
+///     for (; i < n; ++i) if (!conv.push(item(i), dest(i))) break;
+///     T item; pe from;
+///     while (conv.pull(item, from)) use(item, from);
+///   }
+/// Construction is collective (every PE constructs its conveyors in the same order).
+template <class T>
+class conveyor {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "conveyor<T>: T must be trivially copyable (it is copied byte-wise into "
+                "aggregation buffers); send indices or handles instead of owning objects");
+
+ public:
+  conveyor() {
+    MAILROOM_CHECK(sizeof(T) + detail::k_header_bytes <= detail::exchange::get().capacity(),
+                   "conveyor item of {} bytes does not fit in MAILROOM_BUFFER_BYTES={}",
+                   sizeof(T), detail::exchange::get().capacity());
+  }
+
+  /// Queues `item` for `dest`. Returns false, without queueing, when the buffer for `dest` is
+  /// full and the transport is congested: call advance() and retry. Never blocks.
+  [[nodiscard]] bool push(const T& item, pe dest) noexcept {
+    MAILROOM_CHECK(static_cast<unsigned>(dest.rank()) < static_cast<unsigned>(pes_),
+                   "conveyor::push: PE {} is out of range [0, {})", dest.rank(), pes_);
+    return core_.template push<sizeof(T)>(dest.rank(), &item);
+  }
+
+  /// Takes the next arrived item, if any.
+  [[nodiscard]] bool pull(T& item, pe& from) noexcept {
+    while (true) {
+      if (cursor_ != nullptr) {
+        if (cursor_ < end_) {
+          std::memcpy(&item, cursor_, sizeof(T));
+          cursor_ += sizeof(T);
+          from = pe(source_);
+          return true;
+        }
+        cursor_ = nullptr;
+        core_.pop_front();
+      }
+      if (!core_.has_arrivals()) return false;
+      const auto& a = core_.front();
+      cursor_ = a.begin();
+      end_ = a.end();
+      source_ = a.source;
+    }
+  }
+
+  /// Puts back the item last pulled (e.g. when the reply it asked for could not be pushed).
+  void unpull() noexcept {
+    MAILROOM_ASSERT(cursor_ != nullptr);
+    cursor_ -= sizeof(T);
+  }
+
+  /// Makes progress. `done` says this PE will push no more. Returns false once every PE is done
+  /// and every item destined to this PE has been pulled.
+  bool advance(bool done) {
+    detail::exchange::get().progress();
+    if (done && !core_.closed()) core_.close();
+    if (!core_.closed()) {
+      // Keep items moving while the producer is slow: ship partial buffers when idle.
+      return true;
+    }
+    return !(core_.step_stream() && cursor_ == nullptr);
+  }
+
+  /// Sends partly filled buffers now (latency over aggregation).
+  void flush() { core_.flush(false); }
+
+ private:
+  detail::conveyor_core core_;
+  int pes_ = detail::exchange::get().pes();
+  const std::byte* cursor_ = nullptr;
+  const std::byte* end_ = nullptr;
+  int source_ = 0;
+};
+
+}  // namespace mailroom

@@ -1,0 +1,112 @@
+// The untyped conveyor: one aggregation buffer per destination PE, counts for termination, the
+// queue of arrived buffers, and the end-of-stream protocol (exact counts by one non-blocking
+// reduce-scatter). The typed conveyor<T> and the runtime's mailboxes are built on it.
+#pragma once
+
+#include "mailroom/detail/exchange.hpp"
+#include "mailroom/error.hpp"
+
+#include <cstring>
+#include <deque>
+
+namespace mailroom::detail {
+
+/// One arrived buffer: items start after the header.
+struct arrival {
+  std::byte* buf;
+  int source;
+  [[nodiscard]] const buffer_header& header() const noexcept {
+    return *reinterpret_cast<const buffer_header*>(buf);
+  }
+  [[nodiscard]] const std::byte* begin() const noexcept { return buf + k_header_bytes; }
+  [[nodiscard]] const std::byte* end() const noexcept { return buf + header().bytes; }
+};
+
+/// Whether pushes may exceed the budget instead of refusing: true while handlers run, which
+/// must never block (the runtime then stops taking new work until the backlog drains).
+extern bool g_may_spill;
+
+class conveyor_core {
+ public:
+  enum class stream { open, flushing, counting, draining, ended };
+
+  conveyor_core();  // collective
+  ~conveyor_core();
+  conveyor_core(const conveyor_core&) = delete;
+  conveyor_core& operator=(const conveyor_core&) = delete;
+
+  /// Appends an item of N bytes for `dest`. False (nothing appended) when the buffer for dest is
+  /// full and cannot be sent yet: call progress and try again.
+  template <std::size_t N>
+  [[nodiscard]] bool push(int dest, const void* item) noexcept {
+    fill& f = fills_[static_cast<std::size_t>(dest)];
+    if (MAILROOM_UNLIKELY(f.used + N > capacity_)) {
+      if (!make_room(dest)) return false;
+    }
+    std::memcpy(f.buf + f.used, item, N);
+    f.used += static_cast<std::uint32_t>(N);
+    ++f.items;
+    return true;
+  }
+
+  /// Appends `n` bytes (n <= capacity - header) as one item.
+  [[nodiscard]] bool push_bytes(int dest, const void* item, std::size_t n) noexcept {
+    fill& f = fills_[static_cast<std::size_t>(dest)];
+    if (MAILROOM_UNLIKELY(f.used + n > capacity_)) {
+      if (!make_room(dest)) return false;
+    }
+    std::memcpy(f.buf + f.used, item, n);
+    f.used += static_cast<std::uint32_t>(n);
+    ++f.items;
+    return true;
+  }
+
+  /// Sends every partly filled buffer. With force, never refuses (used at end of stream and
+  /// before termination waves); without, stops at the first refusal and returns false.
+  bool flush(bool force);
+  [[nodiscard]] bool has_unflushed() const noexcept;
+
+  [[nodiscard]] bool has_arrivals() const noexcept { return !arrivals_.empty(); }
+  [[nodiscard]] const arrival& front() const noexcept { return arrivals_.front(); }
+  /// Releases the front buffer and counts its items as processed.
+  void pop_front() noexcept;
+
+  /// Items handed to the transport (or the local queue), and items processed, on this PE.
+  [[nodiscard]] std::int64_t sent_items() const noexcept { return sent_items_; }
+  [[nodiscard]] std::int64_t processed_items() const noexcept { return processed_items_; }
+
+  /// End of stream: this PE pushes nothing more. Then step() runs flush, the count exchange
+  /// and the drain; ended() once every item destined here has been processed.
+  void close() noexcept;
+  /// Advances the end-of-stream protocol; returns true once ended.
+  bool step_stream();
+  [[nodiscard]] stream state() const noexcept { return state_; }
+  [[nodiscard]] std::uint32_t id() const noexcept { return id_; }
+  [[nodiscard]] bool closed() const noexcept { return state_ != stream::open; }
+
+  /// Called by the exchange when a buffer for this conveyor arrives.
+  void deliver(int source, std::byte* buf) noexcept;
+
+ private:
+  struct fill {
+    std::byte* buf = nullptr;
+    std::uint32_t used = 0;
+    std::uint32_t items = 0;
+  };
+  bool make_room(int dest) noexcept;
+  void ship(int dest) noexcept;
+
+  exchange& ex_;
+  std::uint32_t id_;
+  std::uint32_t capacity_;
+  int me_;
+  std::vector<fill> fills_;
+  std::vector<std::int64_t> sent_to_;
+  std::deque<arrival> arrivals_;
+  std::int64_t sent_items_ = 0, received_items_ = 0, processed_items_ = 0;
+  std::int64_t expected_ = -1;
+  stream state_ = stream::open;
+  transport::collective_context collective_;
+};
+
+}  // namespace mailroom::detail

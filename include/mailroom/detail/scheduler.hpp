@@ -1,0 +1,89 @@
+// The per-PE scheduler behind the actor API: the live selectors, the progress engine, the
+// handler context flag and the stack of finish scopes. Not API.
+#pragma once
+
+#include "mailroom/detail/conveyor_core.hpp"
+#include "mailroom/pe.hpp"
+#include "mailroom/termination.hpp"
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+namespace mailroom::detail {
+
+/// One mailbox of a selector, as the scheduler sees it.
+class mailbox_base {
+ public:
+  virtual ~mailbox_base() = default;
+  /// Runs the handler on every item of the front arrival, then releases it.
+  virtual void process_front() = 0;
+
+  conveyor_core conveyor;
+  /// Sends from outside the selector's handlers are allowed (an entry not yet done).
+  bool accept_external = false;
+  /// Sends at all are allowed (false once the runtime closed the mailbox on this PE).
+  bool accept_internal = true;
+};
+
+class selector_core;
+
+/// Global scheduler state. One worker per PE: handlers run one at a time.
+struct scheduler {
+  static bool in_handler;       ///< a handler is running: no nested progress of handlers
+  static int current_source;    ///< the PE whose message is being handled
+  static std::vector<selector_core*> live;           ///< by construction order
+  static std::vector<selector_core*> by_id;          ///< selector id -> core (null once gone)
+  static std::vector<std::vector<selector_core*>> finish_scopes;
+
+  /// Tests the transport, runs pending handlers (unless called from a handler) and advances
+  /// termination. Returns true if anything happened.
+  static bool progress();
+  static void check_running(std::string_view call);
+};
+
+/// The non-template part of a selector: done bookkeeping, termination of each component of the
+/// dependency graph, wait().
+class selector_core {
+ public:
+  selector_core(std::vector<mailbox_base*> boxes, const graph& g, std::string_view kind);
+  ~selector_core();
+  selector_core(const selector_core&) = delete;
+  selector_core& operator=(const selector_core&) = delete;
+
+  void done(int m);
+  void wait();
+  [[nodiscard]] bool finished() const noexcept { return finished_count_ == components_.size(); }
+  [[nodiscard]] bool mailbox_finished(int m) const noexcept;
+  [[nodiscard]] std::uint32_t id() const noexcept { return id_; }
+  [[nodiscard]] int mailboxes() const noexcept { return static_cast<int>(boxes_.size()); }
+  [[nodiscard]] bool is_entry(int m) const noexcept { return plan_.entry[m]; }
+
+  /// Processes arrivals and advances termination; returns true if anything happened.
+  bool step();
+
+  /// Cold path of send(): explains why mailbox m does not take this send.
+  [[noreturn]] void refuse_send(int m, int dest) const;
+
+  /// The typed selector that owns this core (for selector_ref).
+  void* owner = nullptr;
+
+ private:
+  struct component_state {
+    bool finished = false;
+    termination::quiescence waves;
+    std::unique_ptr<transport::collective_context> ctx;  // cyclic components only
+  };
+  bool closed(std::size_t c) const noexcept;
+  bool step_component(std::size_t c);
+
+  std::vector<mailbox_base*> boxes_;
+  termination::plan plan_;
+  std::vector<component_state> components_;
+  std::vector<bool> user_done_;
+  std::size_t finished_count_ = 0;
+  std::uint32_t id_;
+  std::string_view kind_;
+};
+
+}  // namespace mailroom::detail

@@ -1,0 +1,48 @@
+// Error reporting shared by every layer: MAILROOM_CHECK for misuse (always on), MAILROOM_ASSERT
+// for internal invariants (debug and sanitizer builds). A failure names rank, file, line and the
+// call, then brings the whole job down: never a silent hang.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <string_view>
+
+namespace mailroom::detail {
+
+/// Prints "mailroom: rank R: file:line: what" to stderr and aborts the whole job (MPI_Abort once
+/// MPI is up, exit(1) before). Never returns.
+[[noreturn]] void fail(const char* file, int line, std::string_view what) noexcept;
+
+/// The rank printed in error messages: -1 until the transport is initialised.
+int error_rank() noexcept;
+
+template <class... Args>
+[[noreturn]] void fail_fmt(const char* file, int line, fmt::format_string<Args...> f,
+                           Args&&... args) noexcept {
+  fail(file, line, fmt::format(f, std::forward<Args>(args)...));
+}
+
+}  // namespace mailroom::detail
+
+#define MAILROOM_LIKELY(x) __builtin_expect(!!(x), 1)
+#define MAILROOM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/// Checks a condition that the user can violate; always compiled in.
+#define MAILROOM_CHECK(cond, ...)                                        \
+  do {                                                                   \
+    if (MAILROOM_UNLIKELY(!(cond)))                                      \
+      ::mailroom::detail::fail_fmt(__FILE__, __LINE__, __VA_ARGS__);     \
+  } while (0)
+
+/// Unconditional failure with a message.
+#define MAILROOM_FAIL(...) ::mailroom::detail::fail_fmt(__FILE__, __LINE__, __VA_ARGS__)
+
+#if defined(MAILROOM_ENABLE_ASSERTS)
+#define MAILROOM_ASSERT(cond)                                                          \
+  do {                                                                                 \
+    if (MAILROOM_UNLIKELY(!(cond)))                                                    \
+      ::mailroom::detail::fail(__FILE__, __LINE__, "internal invariant broken: " #cond); \
+  } while (0)
+#else
+#define MAILROOM_ASSERT(cond) ((void)0)
+#endif

@@ -1,0 +1,13 @@
+// mailroom: fine-grained asynchronous actor messages to partitioned global mailboxes, aggregated,
+// delivered and terminated by the runtime. Include this one header.
+#pragma once
+
+#include "mailroom/actor.hpp"
+#include "mailroom/config.hpp"
+#include "mailroom/conveyor.hpp"
+#include "mailroom/error.hpp"
+#include "mailroom/pe.hpp"
+#include "mailroom/runtime.hpp"
+#include "mailroom/selector.hpp"
+#include "mailroom/symmetric.hpp"
+#include "mailroom/termination.hpp"

@@ -1,0 +1,249 @@
+// Selectors: several mailboxes, each with its own message type (or lambda messages) and handler,
+// partitioned over all PEs; the runtime aggregates sends, runs handlers on the owning PE and
+// closes the mailboxes along their dependency graph.
+#pragma once
+
+#include "mailroom/detail/lambda_registry.hpp"
+#include "mailroom/detail/scheduler.hpp"
+#include "mailroom/runtime.hpp"
+#include "mailroom/termination.hpp"
+
+#include <cstring>
+#include <memory>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace mailroom {
+
+/// Describes a mailbox of typed messages T handled by `handler`, for a selector's constructor.
+/// The handler is called as handler(msg, from, self), handler(msg, from) or handler(msg),
+/// whichever it accepts; `self` is the selector, to send from inside the handler.
+template <class T, class H>
+struct mailbox_spec {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "mailbox<T>: T must be trivially copyable (messages are copied byte-wise into "
+                "aggregation buffers); send indices or plain structs, not owning objects");
+  using message_type = T;
+  H handler;
+};
+
+/// A mailbox of messages of type T: `mailroom::mailbox<request>([&](request r, pe from) {...})`.
+template <class T, class H>
+[[nodiscard]] mailbox_spec<T, std::decay_t<H>> mailbox(H&& handler) {
+  return {std::forward<H>(handler)};
+}
+
+/// A mailbox whose messages are closures: send(pe, [=] { ... }) runs the closure on that PE.
+struct lambdas {
+  using message_type = void;
+};
+
+namespace detail {
+
+template <class H, class T, class Sel>
+inline void call_handler(H& h, const T& msg, pe from, Sel& self) {
+  if constexpr (std::is_invocable_v<H&, const T&, pe, Sel&>) {
+    h(msg, from, self);
+  } else if constexpr (std::is_invocable_v<H&, const T&, pe>) {
+    h(msg, from);
+  } else if constexpr (std::is_invocable_v<H&, const T&>) {
+    h(msg);
+  } else {
+    static_assert(std::is_invocable_v<H&, const T&, pe>,
+                  "mailbox handler: must be callable as handler(msg, from, self), "
+                  "handler(msg, from) or handler(msg), with msg of the mailbox's type and from a "
+                  "mailroom::pe");
+  }
+}
+
+template <class Spec, class Sel>
+class mailbox_impl;
+
+template <class T, class H, class Sel>
+class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
+ public:
+  mailbox_impl(mailbox_spec<T, H>&& spec, Sel* self) : handler_(std::move(spec.handler)), self_(self) {
+    MAILROOM_CHECK(sizeof(T) + k_header_bytes <= exchange::get().capacity(),
+                   "mailbox message of {} bytes does not fit in MAILROOM_BUFFER_BYTES={}",
+                   sizeof(T), exchange::get().capacity());
+  }
+
+  void process_front() override {
+    const arrival& a = conveyor.front();
+    scheduler::current_source = a.source;
+    const pe from(a.source);
+    const std::byte* end = a.end();
+    // The handler is inlined into this batch loop: no indirect call per message.
+    for (const std::byte* p = a.begin(); p < end; p += sizeof(T)) {
+      T msg;
+      std::memcpy(&msg, p, sizeof(T));
+      call_handler(handler_, msg, from, *self_);
+    }
+    scheduler::current_source = -1;
+    conveyor.pop_front();
+  }
+
+ private:
+  H handler_;
+  Sel* self_;
+};
+
+template <class Sel>
+class mailbox_impl<lambdas, Sel> final : public mailbox_base {
+ public:
+  mailbox_impl(lambdas&&, Sel*) {}
+
+  void process_front() override {
+    const arrival& a = conveyor.front();
+    scheduler::current_source = a.source;
+    const std::byte* end = a.end();
+    for (const std::byte* p = a.begin(); p < end;) {
+      std::uint32_t id;
+      std::memcpy(&id, p, sizeof id);
+      MAILROOM_ASSERT(id < g_lambda_count);
+      const lambda_entry* e = g_lambda_table[id];
+      e->invoke(p + 8);
+      p += e->stride;
+    }
+    scheduler::current_source = -1;
+    conveyor.pop_front();
+  }
+};
+
+}  // namespace detail
+
+template <class Sel>
+class selector_ref;
+
+/// A selector with one mailbox per Spec (mailbox_spec<T, H> or lambdas). Construction is
+/// collective: every PE constructs its selectors in the same order (messages that arrive before
+/// the local constructor ran are kept). Termination follows the dependency graph (default: the
+/// chain 0 -> 1 -> ... -> N-1): call done<I>() on the entry mailboxes, then wait().
+template <class... Specs>
+class selector {
+  static_assert(sizeof...(Specs) > 0, "selector: give at least one mailbox");
+
+ public:
+  static constexpr std::size_t size = sizeof...(Specs);
+
+  explicit selector(Specs... specs) : selector(graph::chain(static_cast<int>(size)), std::move(specs)...) {}
+
+  selector(const graph& g, Specs... specs) {
+    detail::scheduler::check_running("mailroom::selector");
+    build(std::index_sequence_for<Specs...>{}, std::move(specs)...);
+    core_ = std::make_unique<detail::selector_core>(
+        boxes_list(std::index_sequence_for<Specs...>{}), g, "selector");
+    core_->owner = this;
+  }
+
+  selector(const selector&) = delete;
+  selector& operator=(const selector&) = delete;
+  /// Ends this PE's stream to every entry not yet done, and waits for termination.
+  ~selector() { core_.reset(); }
+
+  template <std::size_t I>
+  using message_type = typename std::tuple_element_t<I, std::tuple<Specs...>>::message_type;
+
+  /// Sends a typed message to mailbox I on PE `dest`. Runs pending handlers while the
+  /// transport is congested (never from inside a handler: there it never blocks).
+  template <std::size_t I>
+    requires(!std::is_void_v<message_type<I>>)
+  void send(pe dest, const message_type<I>& msg) {
+    static_assert(I < size, "selector::send<I>: mailbox index out of range");
+    auto& box = *std::get<I>(boxes_);
+    admit(box, I, dest);
+    while (MAILROOM_UNLIKELY(
+        !box.conveyor.template push<sizeof(message_type<I>)>(dest.rank(), &msg)))
+      detail::scheduler::progress();
+  }
+
+  /// Sends a closure to lambda mailbox I on PE `dest`, where it is called once. The closure
+  /// must be trivially copyable: it travels by value with a compile-time handler id.
+  template <std::size_t I, class L>
+    requires(std::is_void_v<message_type<I>>)
+  void send(pe dest, const L& closure) {
+    static_assert(std::is_trivially_copyable_v<L>,
+                  "lambda message must be trivially copyable: capture by value only plain data, "
+                  "pointers into symmetric memory (symmetric_array) and mailroom handles; not "
+                  "std::vector, std::string, std::function or anything owning");
+    static_assert(std::is_invocable_v<const L&>,
+                  "lambda message must be callable with no arguments: [=] { ... }");
+    static_assert(sizeof(L) <= 4096, "lambda message larger than 4 KiB: capture less");
+    static_cast<void>(&detail::lambda_registered<L>);  // registers L at static initialisation
+    auto& box = *std::get<I>(boxes_);
+    admit(box, I, dest);
+    constexpr std::size_t stride = 8 + (sizeof(L) + 7) / 8 * 8;
+    alignas(8) std::byte wire[stride] = {};
+    const std::uint32_t id = detail::lambda_entry_of<L>.wire_id;
+    std::memcpy(wire, &id, sizeof id);
+    std::memcpy(wire + 8, &closure, sizeof(L));
+    while (MAILROOM_UNLIKELY(!box.conveyor.template push<stride>(dest.rank(), wire)))
+      detail::scheduler::progress();
+  }
+
+  /// This PE sends no more to entry mailbox I from outside the selector's handlers.
+  template <std::size_t I>
+  void done() {
+    static_assert(I < size, "selector::done<I>: mailbox index out of range");
+    core_->done(static_cast<int>(I));
+  }
+  /// done() with a run-time mailbox id (checked).
+  void done(int mailbox_id) { core_->done(mailbox_id); }
+
+  /// Runs handlers until every mailbox of this selector has terminated on this PE: every
+  /// message destined here has been handled and this PE will receive no more.
+  void wait() { core_->wait(); }
+
+  /// A trivially copyable handle that lambda messages may capture to reach this selector on
+  /// whichever PE they run.
+  [[nodiscard]] selector_ref<selector> ref() const noexcept { return selector_ref<selector>(core_->id()); }
+
+  [[nodiscard]] bool finished() const noexcept { return core_->finished(); }
+
+ private:
+  template <std::size_t... I>
+  void build(std::index_sequence<I...>, Specs&&... specs) {
+    // A comma fold runs left to right: mailboxes take their collective ids in index order.
+    ((std::get<I>(boxes_) =
+          std::make_unique<detail::mailbox_impl<Specs, selector>>(std::move(specs), this)),
+     ...);
+  }
+  template <std::size_t... I>
+  std::vector<detail::mailbox_base*> boxes_list(std::index_sequence<I...>) {
+    return {std::get<I>(boxes_).get()...};
+  }
+  void admit(const detail::mailbox_base& box, std::size_t i, pe dest) const {
+    const bool open = detail::scheduler::in_handler ? box.accept_internal : box.accept_external;
+    if (MAILROOM_UNLIKELY(!open || static_cast<unsigned>(dest.rank()) >= static_cast<unsigned>(pes_)))
+      core_->refuse_send(static_cast<int>(i), dest.rank());
+  }
+
+  std::tuple<std::unique_ptr<detail::mailbox_impl<Specs, selector>>...> boxes_;
+  std::unique_ptr<detail::selector_core> core_;
+  int pes_ = num_pes();
+};
+
+template <class... Specs>
+selector(Specs...) -> selector<Specs...>;
+template <class... Specs>
+selector(graph, Specs...) -> selector<Specs...>;
+
+/// A trivially copyable reference to a selector, valid on every PE while the selector lives.
+template <class Sel>
+class selector_ref {
+ public:
+  explicit selector_ref(std::uint32_t id) noexcept : id_(id) {}
+  Sel* operator->() const noexcept { return get(); }
+  Sel& operator*() const noexcept { return *get(); }
+  [[nodiscard]] Sel* get() const noexcept {
+    detail::selector_core* core = detail::scheduler::by_id[id_];
+    MAILROOM_ASSERT(core != nullptr);
+    return static_cast<Sel*>(core->owner);
+  }
+
+ private:
+  std::uint32_t id_;
+};
+
+}  // namespace mailroom

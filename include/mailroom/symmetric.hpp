@@ -1,0 +1,54 @@
+// Symmetric memory: arrays allocated collectively at the same virtual address on every PE, so a
+// pointer into one means the same element on any PE (and lambda messages may capture it).
+#pragma once
+
+#include "mailroom/error.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace mailroom {
+
+namespace detail {
+/// Collective: the next `bytes` of the symmetric heap (same address on every PE), zeroed.
+void* symmetric_allocate(std::size_t bytes, std::size_t align);
+/// Collective: returns the block; blocks are reclaimed in reverse order of allocation.
+void symmetric_deallocate(void* p) noexcept;
+void symmetric_start(std::size_t reserve_bytes);
+void symmetric_stop() noexcept;
+}  // namespace detail
+
+/// A handle to n elements of T per PE, at the same address on every PE. Trivially copyable, so
+/// lambda messages may capture it by value and index it on the PE they run on. Construction is
+/// collective (every PE, same order, same n); release it with symmetric_free (collective) or
+/// leave it to the runtime's end.
+template <class T>
+class symmetric_array {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
+                "symmetric_array<T>: T must be trivially copyable and destructible");
+
+ public:
+  symmetric_array() = default;
+  explicit symmetric_array(std::size_t n)
+      : data_(static_cast<T*>(detail::symmetric_allocate(n * sizeof(T), alignof(T)))), size_(n) {}
+
+  [[nodiscard]] T& operator[](std::size_t i) const noexcept { return data_[i]; }
+  [[nodiscard]] T* data() const noexcept { return data_; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] T* begin() const noexcept { return data_; }
+  [[nodiscard]] T* end() const noexcept { return data_ + size_; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+/// Collective: gives the array's memory back to the symmetric heap.
+template <class T>
+void symmetric_free(symmetric_array<T>& a) noexcept {
+  detail::symmetric_deallocate(a.data());
+  a = symmetric_array<T>();
+}
+
+}  // namespace mailroom

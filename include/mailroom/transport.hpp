@@ -1,0 +1,99 @@
+// The distributed-engine boundary: everything mailroom needs from MPI, behind an interface that
+// does not include <mpi.h>. Point-to-point byte buffers with pre-posted receives, non-blocking
+// collectives on private communicators, and the job-wide basics (rank, size, node layout, abort).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace mailroom::transport {
+
+/// Initialises MPI (unless the program already did) and the error hooks. Called by the runtime.
+void init(int* argc, char*** argv);
+/// Finalises MPI if init() initialised it.
+void finalize();
+[[nodiscard]] bool initialized() noexcept;
+
+[[nodiscard]] int rank() noexcept;
+[[nodiscard]] int size() noexcept;
+
+/// Where this PE sits among the PEs that share its node (MPI_Comm_split_type, shared memory).
+struct node_layout {
+  int node_rank = 0;  ///< rank among the PEs of this node
+  int node_size = 1;  ///< PEs on this node
+  int node = 0;       ///< index of this node, 0..nodes-1 (by lowest world rank)
+  int nodes = 1;      ///< nodes in the job
+};
+[[nodiscard]] const node_layout& layout() noexcept;
+
+void barrier();
+[[nodiscard]] double wtime() noexcept;
+[[noreturn]] void abort(int code) noexcept;
+[[nodiscard]] std::string library_version();
+
+std::int64_t allreduce_min(std::int64_t v);
+std::int64_t allreduce_max(std::int64_t v);
+std::int64_t allreduce_sum(std::int64_t v);
+void broadcast(void* data, std::size_t bytes, int root);
+
+/// Receives what the channel completes. Called from channel::poll only; per buffer, not per item.
+class channel_sink {
+ public:
+  virtual void sent(void* cookie) noexcept = 0;
+  /// A buffer arrived; ownership of `data` passes to the sink.
+  virtual void received(int source, std::byte* data, std::size_t bytes) noexcept = 0;
+  /// A fresh buffer of the channel's capacity, to post the next receive with.
+  virtual std::byte* fresh_buffer() noexcept = 0;
+
+ protected:
+  ~channel_sink() = default;
+};
+
+/// Non-blocking point-to-point byte buffers on a private communicator, with a fixed number of
+/// sends in flight and a fixed number of receives kept posted (any source).
+class channel {
+ public:
+  channel(std::size_t capacity, int sends_in_flight, int receives_posted, channel_sink& sink);
+  ~channel();
+  channel(const channel&) = delete;
+  channel& operator=(const channel&) = delete;
+
+  [[nodiscard]] bool can_send() const noexcept;
+  [[nodiscard]] int sends_in_flight() const noexcept;
+  /// Starts sending `bytes` of `data` to `dest`; requires can_send(). `cookie` comes back
+  /// through sink.sent() once the buffer may be reused.
+  void send(int dest, const std::byte* data, std::size_t bytes, void* cookie);
+  /// Tests the sends and receives in flight and reports what completed to the sink.
+  /// Returns the number of completions.
+  int poll();
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+/// A private communicator for one termination protocol, so that concurrent protocols of
+/// different mailboxes can never match each other's collectives. Construction is collective.
+class collective_context {
+ public:
+  collective_context();
+  ~collective_context();
+  collective_context(const collective_context&) = delete;
+  collective_context& operator=(const collective_context&) = delete;
+
+  /// out[0] = sum over PEs of in[rank()] (in has size() entries). Non-blocking.
+  void start_reduce_scatter_sum(const std::int64_t* in, std::int64_t* out);
+  /// out[i] = sum over PEs of in[i], i < n. Non-blocking.
+  void start_allreduce_sum(const std::int64_t* in, std::int64_t* out, int n);
+  /// True once the started operation has completed (true when nothing was started).
+  bool test();
+  [[nodiscard]] bool busy() const noexcept;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace mailroom::transport

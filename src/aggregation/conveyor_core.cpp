@@ -1,0 +1,133 @@
+// The untyped conveyor: buffer hand-off, local delivery, and the end-of-stream count exchange.
+#include "mailroom/detail/conveyor_core.hpp"
+
+namespace mailroom::detail {
+
+namespace {
+exchange& running_exchange() {
+  MAILROOM_CHECK(exchange::running(),
+                 "a conveyor or mailbox was created before mailroom::runtime exists (construct "
+                 "`mailroom::runtime rt(argc, argv);` first)");
+  return exchange::get();
+}
+}  // namespace
+
+conveyor_core::conveyor_core()
+    : ex_(running_exchange()),
+      id_(0),
+      capacity_(static_cast<std::uint32_t>(ex_.capacity())),
+      me_(ex_.me()),
+      fills_(static_cast<std::size_t>(ex_.pes())),
+      sent_to_(static_cast<std::size_t>(ex_.pes()), 0) {
+  const std::size_t fills_bytes = (ex_.live_conveyors() + 1) * fills_.size() * capacity_;
+  MAILROOM_CHECK(fills_bytes <= current_config().budget_bytes,
+                 "{} live mailboxes x {} PEs x {}-byte buffers exceed MAILROOM_BUDGET_BYTES={} "
+                 "(raise it or lower MAILROOM_BUFFER_BYTES)",
+                 ex_.live_conveyors() + 1, fills_.size(), capacity_,
+                 current_config().budget_bytes);
+  // An absent buffer looks full, so the first push for a destination takes the slow path.
+  for (auto& f : fills_) f.used = capacity_;
+  id_ = ex_.attach(this);
+}
+
+conveyor_core::~conveyor_core() {
+  for (auto& f : fills_)
+    if (f.buf != nullptr) ex_.release(f.buf);
+  for (auto& a : arrivals_) ex_.release(a.buf);
+  ex_.detach(id_);
+}
+
+bool conveyor_core::make_room(int dest) noexcept {
+  fill& f = fills_[static_cast<std::size_t>(dest)];
+  // After close() every buffer has been shipped, so any later push lands here.
+  MAILROOM_CHECK(state_ == stream::open || state_ == stream::flushing,
+                 "a message was sent to mailbox #{} after its end of stream on this PE "
+                 "(send after done, or a missing edge in the dependency graph)", id_);
+  if (f.buf != nullptr && f.items > 0) {
+    if (ex_.congested() && !g_may_spill) return false;
+    ship(dest);
+  }
+  if (f.buf == nullptr) {
+    f.buf = ex_.acquire();
+    f.used = static_cast<std::uint32_t>(k_header_bytes);
+    f.items = 0;
+  }
+  return true;
+}
+
+void conveyor_core::ship(int dest) noexcept {
+  fill& f = fills_[static_cast<std::size_t>(dest)];
+  auto* h = reinterpret_cast<buffer_header*>(f.buf);
+  *h = buffer_header{id_, f.used, f.items, 0};
+  sent_to_[static_cast<std::size_t>(dest)] += f.items;
+  sent_items_ += f.items;
+  if (dest == me_) {
+    deliver(me_, f.buf);  // own PE: no MPI
+  } else {
+    ex_.hand_off(dest, f.buf);
+  }
+  f.buf = nullptr;
+  f.used = capacity_;
+  f.items = 0;
+}
+
+bool conveyor_core::flush(bool force) {
+  for (std::size_t d = 0; d < fills_.size(); ++d) {
+    if (fills_[d].buf == nullptr || fills_[d].items == 0) continue;
+    if (!force && ex_.congested()) return false;
+    ship(static_cast<int>(d));
+  }
+  return true;
+}
+
+bool conveyor_core::has_unflushed() const noexcept {
+  for (const auto& f : fills_)
+    if (f.buf != nullptr && f.items > 0) return true;
+  return false;
+}
+
+void conveyor_core::deliver(int source, std::byte* buf) noexcept {
+  received_items_ += reinterpret_cast<const buffer_header*>(buf)->items;
+  arrivals_.push_back(arrival{buf, source});
+}
+
+void conveyor_core::pop_front() noexcept {
+  const arrival a = arrivals_.front();
+  arrivals_.pop_front();
+  processed_items_ += a.header().items;
+  ex_.release(a.buf);
+}
+
+void conveyor_core::close() noexcept {
+  if (state_ == stream::open) state_ = stream::flushing;
+}
+
+bool conveyor_core::step_stream() {
+  switch (state_) {
+    case stream::open:
+      return false;
+    case stream::flushing:
+      flush(true);
+      // Everyone tells everyone how many items it sent them: one reduce-scatter gives each PE
+      // the exact number of items it will receive, so no further rounds are needed.
+      collective_.start_reduce_scatter_sum(sent_to_.data(), &expected_);
+      state_ = stream::counting;
+      [[fallthrough]];
+    case stream::counting:
+      if (!collective_.test()) return false;
+      state_ = stream::draining;
+      [[fallthrough]];
+    case stream::draining:
+      if (received_items_ < expected_ || !arrivals_.empty()) return false;
+      MAILROOM_CHECK(received_items_ == expected_,
+                     "mailbox #{} received {} items but {} were sent to this PE", id_,
+                     received_items_, expected_);
+      state_ = stream::ended;
+      [[fallthrough]];
+    case stream::ended:
+      return true;
+  }
+  return false;
+}
+
+}  // namespace mailroom::detail

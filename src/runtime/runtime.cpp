@@ -1,0 +1,64 @@
+// mailroom::runtime: start-up and shut-down of every layer, in order.
+#include "mailroom/runtime.hpp"
+
+#include "mailroom/detail/exchange.hpp"
+#include "mailroom/detail/lambda_registry.hpp"
+#include "mailroom/symmetric.hpp"
+#include "mailroom/transport.hpp"
+
+#include <cstdio>
+
+namespace mailroom {
+
+namespace {
+bool g_runtime_exists = false;
+}
+
+runtime::runtime(int& argc, char**& argv) {
+  MAILROOM_CHECK(!g_runtime_exists, "a second mailroom::runtime was constructed; create one per "
+                 "program");
+  transport::init(&argc, &argv);
+  const mailroom::config cfg = mailroom::config::from_environment();
+  detail::set_current_config(cfg);
+  if (cfg.verbose > 0 && transport::rank() == 0) {
+    std::fprintf(stderr, "mailroom: %d PEs on %d node(s), %s\nmailroom configuration:\n%s",
+                 transport::size(), transport::layout().nodes,
+                 transport::library_version().c_str(), cfg.describe().c_str());
+  }
+  detail::symmetric_start(cfg.symmetric_heap_bytes);
+  detail::finalize_lambda_registry();
+  detail::exchange::start(cfg);
+  g_runtime_exists = true;
+  transport::barrier();
+}
+
+runtime::~runtime() {
+  MAILROOM_CHECK(detail::scheduler::live.empty(),
+                 "mailroom::runtime destroyed while {} selector(s) still exist",
+                 detail::scheduler::live.size());
+  transport::barrier();
+  detail::exchange::stop();
+  detail::symmetric_stop();
+  g_runtime_exists = false;
+  transport::finalize();
+}
+
+const mailroom::config& runtime::config() const noexcept { return current_config(); }
+
+pe this_pe() noexcept { return pe(transport::rank()); }
+int num_pes() noexcept { return transport::size(); }
+double wtime() noexcept { return transport::wtime(); }
+
+void yield() {
+  detail::scheduler::check_running("mailroom::yield");
+  detail::scheduler::progress();
+}
+
+void barrier() {
+  detail::scheduler::check_running("mailroom::barrier");
+  MAILROOM_CHECK(!detail::scheduler::in_handler, "barrier() called from a handler: handlers "
+                 "must never block");
+  transport::barrier();
+}
+
+}  // namespace mailroom

@@ -1,0 +1,175 @@
+// The progress engine and the termination of each selector's components.
+#include "mailroom/detail/scheduler.hpp"
+
+#include "mailroom/error.hpp"
+
+#include <algorithm>
+
+namespace mailroom::detail {
+
+bool scheduler::in_handler = false;
+int scheduler::current_source = -1;
+std::vector<selector_core*> scheduler::live;
+std::vector<selector_core*> scheduler::by_id;
+std::vector<std::vector<selector_core*>> scheduler::finish_scopes;
+
+void scheduler::check_running(std::string_view call) {
+  MAILROOM_CHECK(exchange::running(),
+                 "{} called before mailroom::runtime exists (construct `mailroom::runtime "
+                 "rt(argc, argv);` first)",
+                 call);
+}
+
+bool scheduler::progress() {
+  bool any = exchange::get().progress();
+  if (in_handler) return any;
+  // Index loop: a handler may construct nothing, but wait() of one selector steps all of them.
+  for (std::size_t i = 0; i < live.size(); ++i) any = live[i]->step() || any;
+  return any;
+}
+
+selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
+                             std::string_view kind)
+    : boxes_(std::move(boxes)),
+      plan_(termination::analyse(g, static_cast<int>(boxes_.size()))),
+      components_(plan_.components.size()),
+      user_done_(boxes_.size(), false),
+      id_(static_cast<std::uint32_t>(scheduler::by_id.size())),
+      kind_(kind) {
+  for (std::size_t c = 0; c < components_.size(); ++c)
+    if (plan_.components[c].cyclic)
+      components_[c].ctx = std::make_unique<transport::collective_context>();
+  for (std::size_t m = 0; m < boxes_.size(); ++m) boxes_[m]->accept_external = plan_.entry[m];
+  scheduler::by_id.push_back(this);
+  scheduler::live.push_back(this);
+  if (!scheduler::finish_scopes.empty()) scheduler::finish_scopes.back().push_back(this);
+}
+
+selector_core::~selector_core() {
+  if (!finished()) {
+    // Leaving scope ends this PE's stream to every entry and waits for termination.
+    for (std::size_t m = 0; m < boxes_.size(); ++m)
+      if (plan_.entry[m] && !user_done_[m]) done(static_cast<int>(m));
+    wait();
+  }
+  scheduler::by_id[id_] = nullptr;
+  std::erase(scheduler::live, this);
+  for (auto& scope : scheduler::finish_scopes) std::erase(scope, this);
+}
+
+void selector_core::done(int m) {
+  MAILROOM_CHECK(m >= 0 && m < mailboxes(), "done({}): mailbox id out of range [0, {}) of this {}",
+                 m, mailboxes(), kind_);
+  const auto mi = static_cast<std::size_t>(m);
+  MAILROOM_CHECK(plan_.entry[mi],
+                 "done({}): mailbox {} is fed only by handlers, and the runtime closes it; call "
+                 "done() on the entry mailboxes (or declare it an entry in the graph)",
+                 m, m);
+  MAILROOM_CHECK(!user_done_[mi], "done({}) called twice on this {}", m, kind_);
+  user_done_[mi] = true;
+  boxes_[mi]->accept_external = false;
+}
+
+bool selector_core::mailbox_finished(int m) const noexcept {
+  return components_[static_cast<std::size_t>(plan_.component_of[static_cast<std::size_t>(m)])]
+      .finished;
+}
+
+void selector_core::refuse_send(int m, int dest) const {
+  MAILROOM_CHECK(dest >= 0 && dest < exchange::get().pes(),
+                 "send to mailbox {}: PE {} is out of range [0, {})", m, dest,
+                 exchange::get().pes());
+  const auto mi = static_cast<std::size_t>(m);
+  if (!boxes_[mi]->accept_internal)
+    MAILROOM_FAIL("send to mailbox {} after it was closed on this PE: a handler sends to it "
+                  "but the dependency graph has no edge saying so",
+                  m);
+  if (user_done_[mi]) MAILROOM_FAIL("send to mailbox {} after done({}) on this PE", m, m);
+  MAILROOM_FAIL("send to mailbox {} from outside the {}'s handlers, but it is not an entry "
+                "mailbox (declare it in graph::entries, or send from a handler)",
+                m, kind_);
+}
+
+bool selector_core::closed(std::size_t c) const noexcept {
+  const auto& comp = plan_.components[c];
+  for (int m : comp.members)
+    if (plan_.entry[static_cast<std::size_t>(m)] && !user_done_[static_cast<std::size_t>(m)])
+      return false;
+  for (int p : comp.predecessors)
+    if (!components_[static_cast<std::size_t>(p)].finished) return false;
+  return true;
+}
+
+bool selector_core::step_component(std::size_t c) {
+  auto& st = components_[c];
+  const auto& comp = plan_.components[c];
+  if (!comp.cyclic) {
+    mailbox_base& box = *boxes_[static_cast<std::size_t>(comp.members.front())];
+    if (!box.conveyor.closed()) {
+      box.accept_internal = false;
+      box.accept_external = false;
+      box.conveyor.close();
+    }
+    return box.conveyor.step_stream();
+  }
+  // A cycle: sample only when nothing of the component is waiting here, after shipping every
+  // partly filled buffer (see termination::quiescence for why that makes the count exact).
+  bool ready = true;
+  std::int64_t sent = 0, processed = 0;
+  for (int m : comp.members)
+    if (boxes_[static_cast<std::size_t>(m)]->conveyor.has_arrivals()) ready = false;
+  if (ready) {
+    for (int m : comp.members) {
+      auto& conv = boxes_[static_cast<std::size_t>(m)]->conveyor;
+      conv.flush(true);
+      sent += conv.sent_items();
+      processed += conv.processed_items();
+    }
+  }
+  if (st.waves.step(*st.ctx, ready, sent, processed)) {
+    for (int m : comp.members) {
+      boxes_[static_cast<std::size_t>(m)]->accept_internal = false;
+      boxes_[static_cast<std::size_t>(m)]->accept_external = false;
+    }
+    return true;
+  }
+  return false;
+}
+
+bool selector_core::step() {
+  bool any = false;
+  auto& ex = exchange::get();
+  for (mailbox_base* box : boxes_) {
+    // Bounded work per step; stop taking work while sends are backed up (back-pressure).
+    for (int k = 0; k < 4 && box->conveyor.has_arrivals() && !ex.congested(); ++k) {
+      scheduler::in_handler = true;
+      g_may_spill = true;
+      box->process_front();
+      g_may_spill = false;
+      scheduler::in_handler = false;
+      any = true;
+    }
+  }
+  for (std::size_t c = 0; c < components_.size(); ++c) {
+    if (components_[c].finished || !closed(c)) continue;
+    if (step_component(c)) {
+      components_[c].finished = true;
+      ++finished_count_;
+      any = true;
+    }
+  }
+  return any;
+}
+
+void selector_core::wait() {
+  MAILROOM_CHECK(!scheduler::in_handler, "wait() called from inside a handler: handlers must "
+                 "never block");
+  for (std::size_t m = 0; m < boxes_.size(); ++m)
+    MAILROOM_CHECK(!plan_.entry[m] || user_done_[m],
+                   "wait() on a {} whose entry mailbox {} was never done() on this PE: it "
+                   "would never terminate",
+                   kind_, m);
+  while (!finished()) scheduler::progress();
+}
+
+}  // namespace mailroom::detail

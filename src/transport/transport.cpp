@@ -1,0 +1,111 @@
+// MPI start-up, job-wide queries and the MPI error checker.
+#include "mailroom/transport.hpp"
+
+#include "common/hooks.hpp"
+#include "transport/mpi_check.hpp"
+
+#include <string>
+
+namespace mailroom::transport {
+
+namespace {
+bool g_we_initialised = false;
+bool g_up = false;
+int g_rank = 0;
+int g_size = 1;
+node_layout g_layout;
+
+void mpi_abort_hook(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
+}  // namespace
+
+namespace detail {
+void mpi_failed(int rc, const char* call, const char* file, int line) noexcept {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) len = 0;
+  mailroom::detail::fail_fmt(file, line, "{} failed: {}", call, std::string_view(text, len));
+}
+}  // namespace detail
+
+void init(int* argc, char*** argv) {
+  int already = 0;
+  MPI_Initialized(&already);
+  if (already == 0) {
+    int provided = 0;
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+      MAILROOM_FAIL("MPI_Init_thread failed");
+    g_we_initialised = true;
+  }
+  // Errors come back to us and go through one checker that names the call and the rank.
+  MAILROOM_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  MAILROOM_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &g_rank));
+  MAILROOM_MPI(MPI_Comm_size(MPI_COMM_WORLD, &g_size));
+  mailroom::detail::set_error_rank(g_rank);
+  mailroom::detail::set_abort_hook(&mpi_abort_hook);
+
+  MPI_Comm node_comm = MPI_COMM_NULL;
+  MAILROOM_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL,
+                                   &node_comm));
+  MAILROOM_MPI(MPI_Comm_rank(node_comm, &g_layout.node_rank));
+  MAILROOM_MPI(MPI_Comm_size(node_comm, &g_layout.node_size));
+  // Node leaders (node_rank 0) number the nodes in order of their world rank.
+  MPI_Comm leaders = MPI_COMM_NULL;
+  MAILROOM_MPI(MPI_Comm_split(MPI_COMM_WORLD, g_layout.node_rank == 0 ? 0 : MPI_UNDEFINED,
+                              g_rank, &leaders));
+  int node = 0, nodes = 0;
+  if (leaders != MPI_COMM_NULL) {
+    MAILROOM_MPI(MPI_Comm_rank(leaders, &node));
+    MAILROOM_MPI(MPI_Comm_size(leaders, &nodes));
+    MAILROOM_MPI(MPI_Comm_free(&leaders));
+  }
+  MAILROOM_MPI(MPI_Bcast(&node, 1, MPI_INT, 0, node_comm));
+  MAILROOM_MPI(MPI_Bcast(&nodes, 1, MPI_INT, 0, node_comm));
+  g_layout.node = node;
+  g_layout.nodes = nodes;
+  MAILROOM_MPI(MPI_Comm_free(&node_comm));
+  g_up = true;
+}
+
+void finalize() {
+  if (!g_up) return;
+  g_up = false;
+  mailroom::detail::set_abort_hook(nullptr);
+  if (g_we_initialised) MPI_Finalize();
+}
+
+bool initialized() noexcept { return g_up; }
+int rank() noexcept { return g_rank; }
+int size() noexcept { return g_size; }
+const node_layout& layout() noexcept { return g_layout; }
+void barrier() { MAILROOM_MPI(MPI_Barrier(MPI_COMM_WORLD)); }
+double wtime() noexcept { return MPI_Wtime(); }
+void abort(int code) noexcept {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);
+}
+
+std::string library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MAILROOM_MPI(MPI_Get_library_version(text, &len));
+  std::string s(text, static_cast<std::size_t>(len));
+  if (auto nl = s.find('\n'); nl != std::string::npos) s.resize(nl);
+  while (!s.empty() && (s.back() == ',' || s.back() == ' ' || s.back() == '\0')) s.pop_back();
+  return s;
+}
+
+namespace {
+std::int64_t allreduce(std::int64_t v, MPI_Op op) {
+  std::int64_t out = 0;
+  MAILROOM_MPI(MPI_Allreduce(&v, &out, 1, MPI_INT64_T, op, MPI_COMM_WORLD));
+  return out;
+}
+}  // namespace
+std::int64_t allreduce_min(std::int64_t v) { return allreduce(v, MPI_MIN); }
+std::int64_t allreduce_max(std::int64_t v) { return allreduce(v, MPI_MAX); }
+std::int64_t allreduce_sum(std::int64_t v) { return allreduce(v, MPI_SUM); }
+void broadcast(void* data, std::size_t bytes, int root) {
+  MAILROOM_MPI(MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, root, MPI_COMM_WORLD));
+}
+
+}  // namespace mailroom::transport
