@@ -55,8 +55,6 @@ int main(int argc, char** argv) {
     local += histo[i];
     mismatches += histo[i] != h[i];
   }
-  const auto total = mr::detail::exchange::running() ? 0 : 0;  // placeholder removed below
-  (void)total;
   std::int64_t sum = 0, bad = 0;
   {
     // Reduce through a tiny actor: every PE tells PE 0 its count.

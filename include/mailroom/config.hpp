@@ -11,7 +11,7 @@ namespace mailroom {
 // X(field, ENV_NAME, kind, default, description). kind: bytes (accepts K/M/G suffixes), count,
 // flag (0/1), seconds.
 #define MAILROOM_CONFIG_TABLE(X)                                                                  \
-  X(buffer_bytes, "MAILROOM_BUFFER_BYTES", bytes, 8192,                                          \
+  X(buffer_bytes, "MAILROOM_BUFFER_BYTES", bytes, 32768,                                          \
     "bytes per aggregation buffer (one per destination PE and mailbox); 256 B to 16 MiB")        \
   X(sends_in_flight, "MAILROOM_SENDS_IN_FLIGHT", count, 16,                                      \
     "buffers in flight per PE; more are queued and further sends from user code wait")           \

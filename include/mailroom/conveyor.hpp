@@ -69,13 +69,12 @@ class conveyor {
   /// Makes progress. `done` says this PE will push no more. Returns false once every PE is done
   /// and every item destined to this PE has been pulled.
   bool advance(bool done) {
-    detail::exchange::get().progress();
+    auto& ex = detail::exchange::get();
+    ex.progress();
     if (done && !core_.closed()) core_.close();
-    if (!core_.closed()) {
-      // Keep items moving while the producer is slow: ship partial buffers when idle.
-      return true;
-    }
-    return !(core_.step_stream() && cursor_ == nullptr);
+    if (!core_.closed()) return true;
+    // Ended here, and nothing of ours still queued for MPI (the caller may block in MPI next).
+    return !(core_.step_stream() && cursor_ == nullptr && ex.drained());
   }
 
   /// Sends partly filled buffers now (latency over aggregation).

@@ -24,8 +24,8 @@ template <class... Args>
 
 }  // namespace mailroom::detail
 
-#define MAILROOM_LIKELY(x) __builtin_expect(!!(x), 1)
-#define MAILROOM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define MAILROOM_LIKELY(...) __builtin_expect(!!(__VA_ARGS__), 1)
+#define MAILROOM_UNLIKELY(...) __builtin_expect(!!(__VA_ARGS__), 0)
 
 /// Checks a condition that the user can violate; always compiled in.
 #define MAILROOM_CHECK(cond, ...)                                        \

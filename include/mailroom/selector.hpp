@@ -102,9 +102,7 @@ class mailbox_impl<lambdas, Sel> final : public mailbox_base {
       std::uint32_t id;
       std::memcpy(&id, p, sizeof id);
       MAILROOM_ASSERT(id < g_lambda_count);
-      const lambda_entry* e = g_lambda_table[id];
-      e->invoke(p + 8);
-      p += e->stride;
+      p = g_lambda_table[id]->invoke_run(p, end);
     }
     scheduler::current_source = -1;
     conveyor.pop_front();
@@ -173,12 +171,9 @@ class selector {
     static_cast<void>(&detail::lambda_registered<L>);  // registers L at static initialisation
     auto& box = *std::get<I>(boxes_);
     admit(box, I, dest);
-    constexpr std::size_t stride = 8 + (sizeof(L) + 7) / 8 * 8;
-    alignas(8) std::byte wire[stride] = {};
     const std::uint32_t id = detail::lambda_entry_of<L>.wire_id;
-    std::memcpy(wire, &id, sizeof id);
-    std::memcpy(wire + 8, &closure, sizeof(L));
-    while (MAILROOM_UNLIKELY(!box.conveyor.template push<stride>(dest.rank(), wire)))
+    while (MAILROOM_UNLIKELY(!box.conveyor.template push_tagged<detail::lambda_stride<L>, sizeof(L)>(
+        dest.rank(), id, &closure)))
       detail::scheduler::progress();
   }
 

@@ -17,12 +17,15 @@ void* symmetric_allocate(std::size_t bytes, std::size_t align);
 void symmetric_deallocate(void* p) noexcept;
 void symmetric_start(std::size_t reserve_bytes);
 void symmetric_stop() noexcept;
+
+/// Elements in the symmetric block at p (stored just before it, so a handle is one pointer).
+std::size_t symmetric_count(const void* p) noexcept;
 }  // namespace detail
 
-/// A handle to n elements of T per PE, at the same address on every PE. Trivially copyable, so
-/// lambda messages may capture it by value and index it on the PE they run on. Construction is
-/// collective (every PE, same order, same n); release it with symmetric_free (collective) or
-/// leave it to the runtime's end.
+/// A handle to n elements of T per PE, at the same address on every PE. Trivially copyable and
+/// one pointer wide, so lambda messages may capture it by value (cheaply) and index it on the
+/// PE they run on. Construction is collective (every PE, same order, same n); release it with
+/// symmetric_free (collective) or leave it to the runtime's end.
 template <class T>
 class symmetric_array {
   static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
@@ -31,17 +34,18 @@ class symmetric_array {
  public:
   symmetric_array() = default;
   explicit symmetric_array(std::size_t n)
-      : data_(static_cast<T*>(detail::symmetric_allocate(n * sizeof(T), alignof(T)))), size_(n) {}
+      : data_(static_cast<T*>(detail::symmetric_allocate(n * sizeof(T), alignof(T)))) {}
 
   [[nodiscard]] T& operator[](std::size_t i) const noexcept { return data_[i]; }
   [[nodiscard]] T* data() const noexcept { return data_; }
-  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] std::size_t size() const noexcept {
+    return data_ == nullptr ? 0 : detail::symmetric_count(data_) / sizeof(T);
+  }
   [[nodiscard]] T* begin() const noexcept { return data_; }
-  [[nodiscard]] T* end() const noexcept { return data_ + size_; }
+  [[nodiscard]] T* end() const noexcept { return data_ + size(); }
 
  private:
   T* data_ = nullptr;
-  std::size_t size_ = 0;
 };
 
 /// Collective: gives the array's memory back to the symmetric heap.

@@ -33,7 +33,10 @@ conveyor_core::conveyor_core()
 conveyor_core::~conveyor_core() {
   for (auto& f : fills_)
     if (f.buf != nullptr) ex_.release(f.buf);
-  for (auto& a : arrivals_) ex_.release(a.buf);
+  for (auto& a : arrivals_) {
+    ex_.release(a.buf);
+    ex_.note_handled();
+  }
   ex_.detach(id_);
 }
 
@@ -89,6 +92,7 @@ bool conveyor_core::has_unflushed() const noexcept {
 void conveyor_core::deliver(int source, std::byte* buf) noexcept {
   received_items_ += reinterpret_cast<const buffer_header*>(buf)->items;
   arrivals_.push_back(arrival{buf, source});
+  ex_.note_arrival();
 }
 
 void conveyor_core::pop_front() noexcept {
@@ -96,6 +100,7 @@ void conveyor_core::pop_front() noexcept {
   arrivals_.pop_front();
   processed_items_ += a.header().items;
   ex_.release(a.buf);
+  ex_.note_handled();
 }
 
 void conveyor_core::close() noexcept {

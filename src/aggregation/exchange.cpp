@@ -4,6 +4,7 @@
 #include "mailroom/detail/conveyor_core.hpp"
 #include "mailroom/error.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <new>
 
@@ -34,6 +35,7 @@ void exchange::stop() {
 exchange::exchange(const config& cfg)
     : capacity_((cfg.buffer_bytes + 63) / 64 * 64),
       budget_(cfg.budget_bytes),
+      arrivals_limit_(std::max<std::size_t>(4, cfg.receives_posted)),
       me_(transport::rank()),
       pes_(transport::size()) {
   const auto reserved = (cfg.sends_in_flight + cfg.receives_posted) * capacity_;

@@ -6,6 +6,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -83,7 +84,9 @@ void* symmetric_allocate(std::size_t bytes, std::size_t align) {
   MAILROOM_CHECK(g_base != nullptr,
                  "symmetric_array created before mailroom::runtime exists (construct "
                  "`mailroom::runtime rt(argc, argv);` first)");
-  const std::size_t offset = (g_top + align - 1) / align * align;
+  // A 16-byte prefix before the block holds its size, so handles stay one pointer wide.
+  align = std::max<std::size_t>(align, 16);
+  const std::size_t offset = (g_top + 16 + align - 1) / align * align;
   MAILROOM_CHECK(offset + bytes <= g_reserved && offset + bytes >= offset,
                  "symmetric heap exhausted: {} bytes requested, {} of {} in use (raise "
                  "MAILROOM_SYMMETRIC_HEAP_BYTES)",
@@ -99,7 +102,14 @@ void* symmetric_allocate(std::size_t bytes, std::size_t align) {
   g_blocks.push_back(block{offset, g_top, true});
   std::byte* p = g_base + offset;
   std::memset(p, 0, bytes);
+  std::memcpy(p - 16, &bytes, sizeof bytes);
   return p;
+}
+
+std::size_t symmetric_count(const void* p) noexcept {
+  std::size_t bytes = 0;
+  std::memcpy(&bytes, static_cast<const std::byte*>(p) - 16, sizeof bytes);
+  return bytes;
 }
 
 void symmetric_deallocate(void* p) noexcept {
@@ -109,8 +119,6 @@ void symmetric_deallocate(void* p) noexcept {
     if (b.offset == offset && b.live) b.live = false;
   while (!g_blocks.empty() && !g_blocks.back().live) g_blocks.pop_back();
   g_top = g_blocks.empty() ? 0 : g_blocks.back().end;
-  // Give the pages back to the OS; the range stays reserved.
-  madvise(static_cast<std::byte*>(p), 0, MADV_DONTNEED);
 }
 
 }  // namespace mailroom::detail

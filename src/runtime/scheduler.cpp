@@ -141,7 +141,7 @@ bool selector_core::step() {
   auto& ex = exchange::get();
   for (mailbox_base* box : boxes_) {
     // Bounded work per step; stop taking work while sends are backed up (back-pressure).
-    for (int k = 0; k < 4 && box->conveyor.has_arrivals() && !ex.congested(); ++k) {
+    for (int k = 0; k < 4 && box->conveyor.has_arrivals() && !ex.send_congested(); ++k) {
       scheduler::in_handler = true;
       g_may_spill = true;
       box->process_front();
@@ -169,7 +169,9 @@ void selector_core::wait() {
                    "wait() on a {} whose entry mailbox {} was never done() on this PE: it "
                    "would never terminate",
                    kind_, m);
-  while (!finished()) scheduler::progress();
+  // Also hand every queued buffer to MPI before returning: the caller may block in MPI next
+  // (a barrier), and buffers still in our backlog would never reach their PEs.
+  while (!finished() || !exchange::get().drained()) scheduler::progress();
 }
 
 }  // namespace mailroom::detail

@@ -49,6 +49,23 @@ class conveyor_core {
     return true;
   }
 
+  /// Appends one item of Stride bytes: a 4-byte tag, then N bytes of payload (lambda messages:
+  /// the handler id, then the closure). Writes straight into the buffer.
+  template <std::size_t Stride, std::size_t N>
+  [[nodiscard]] bool push_tagged(int dest, std::uint32_t tag, const void* payload) noexcept {
+    static_assert(Stride >= 4 + N);
+    fill& f = fills_[static_cast<std::size_t>(dest)];
+    if (MAILROOM_UNLIKELY(f.used + Stride > capacity_)) {
+      if (!make_room(dest)) return false;
+    }
+    std::byte* p = f.buf + f.used;
+    std::memcpy(p, &tag, 4);
+    std::memcpy(p + 4, payload, N);
+    f.used += static_cast<std::uint32_t>(Stride);
+    ++f.items;
+    return true;
+  }
+
   /// Appends `n` bytes (n <= capacity - header) as one item.
   [[nodiscard]] bool push_bytes(int dest, const void* item, std::size_t n) noexcept {
     fill& f = fills_[static_cast<std::size_t>(dest)];

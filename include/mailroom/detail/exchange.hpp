@@ -47,11 +47,20 @@ class exchange final : public transport::channel_sink {
 
   /// Sends a full buffer to `dest` (a remote PE), or queues it when every send slot is busy.
   void hand_off(int dest, std::byte* buf);
-  /// True while buffers wait for a send slot or the pool is over budget: user-context pushes
-  /// refuse then, so that memory stays bounded.
-  [[nodiscard]] bool congested() const noexcept {
+  /// True while buffers wait for a send slot or the pool is over budget: handlers stop being
+  /// run then, until sends drain.
+  [[nodiscard]] bool send_congested() const noexcept {
     return !backlog_.empty() || pool_bytes_ > budget_;
   }
+  /// True when user code should stop producing: sends are backed up, or more buffers have
+  /// arrived than are being handled. User-context pushes refuse then, so memory stays bounded
+  /// whatever the traffic pattern (own-PE traffic included).
+  [[nodiscard]] bool congested() const noexcept {
+    return send_congested() || waiting_arrivals_ > arrivals_limit_;
+  }
+  void note_arrival() noexcept { ++waiting_arrivals_; }
+  void note_handled() noexcept { --waiting_arrivals_; }
+  [[nodiscard]] bool drained() const noexcept { return backlog_.empty(); }
   /// Tests sends and receives, starts queued sends. Returns true if anything happened.
   bool progress();
 
@@ -76,9 +85,11 @@ class exchange final : public transport::channel_sink {
   static exchange* instance_;
   std::size_t capacity_;
   std::size_t budget_;
+  std::size_t arrivals_limit_;
   int me_, pes_;
   std::vector<std::byte*> free_;
   std::size_t pool_bytes_ = 0, peak_pool_bytes_ = 0;
+  std::size_t waiting_arrivals_ = 0;
   std::deque<queued> backlog_;
   std::vector<conveyor_core*> conveyors_;  // indexed by id; null once detached
   std::unordered_map<std::uint32_t, std::vector<std::pair<int, std::byte*>>> early_;
