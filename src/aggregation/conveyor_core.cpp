@@ -33,10 +33,7 @@ conveyor_core::conveyor_core()
 conveyor_core::~conveyor_core() {
   for (auto& f : fills_)
     if (f.buf != nullptr) ex_.release(f.buf);
-  for (auto& a : arrivals_) {
-    ex_.release(a.buf);
-    ex_.note_handled();
-  }
+  for (auto& a : arrivals_) ex_.release(a.buf);
   ex_.detach(id_);
 }
 
@@ -47,7 +44,7 @@ bool conveyor_core::make_room(int dest) noexcept {
                  "a message was sent to mailbox #{} after its end of stream on this PE "
                  "(send after done, or a missing edge in the dependency graph)", id_);
   if (f.buf != nullptr && f.items > 0) {
-    if (ex_.congested() && !g_may_spill) return false;
+    if (!g_may_spill && (ex_.congested() || arrivals_.size() > ex_.arrivals_limit())) return false;
     ship(dest);
   }
   if (f.buf == nullptr) {
@@ -92,7 +89,6 @@ bool conveyor_core::has_unflushed() const noexcept {
 void conveyor_core::deliver(int source, std::byte* buf) noexcept {
   received_items_ += reinterpret_cast<const buffer_header*>(buf)->items;
   arrivals_.push_back(arrival{buf, source});
-  ex_.note_arrival();
 }
 
 void conveyor_core::pop_front() noexcept {
@@ -100,7 +96,6 @@ void conveyor_core::pop_front() noexcept {
   arrivals_.pop_front();
   processed_items_ += a.header().items;
   ex_.release(a.buf);
-  ex_.note_handled();
 }
 
 void conveyor_core::close() noexcept {

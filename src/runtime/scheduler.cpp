@@ -140,15 +140,16 @@ bool selector_core::step() {
   bool any = false;
   auto& ex = exchange::get();
   for (mailbox_base* box : boxes_) {
-    // Bounded work per step; stop taking work while sends are backed up (back-pressure).
-    for (int k = 0; k < 4 && box->conveyor.has_arrivals() && !ex.send_congested(); ++k) {
-      scheduler::in_handler = true;
-      g_may_spill = true;
-      box->process_front();
-      g_may_spill = false;
-      scheduler::in_handler = false;
-      any = true;
-    }
+    // Handle what had arrived when the step began (not what handlers send to this PE meanwhile,
+    // so a self-sending mailbox cannot starve MPI progress); stop while sends are backed up.
+    std::size_t budget = box->conveyor.arrivals();
+    if (budget == 0) continue;
+    scheduler::in_handler = true;
+    g_may_spill = true;
+    for (; budget > 0 && !ex.congested(); --budget) box->process_front();
+    g_may_spill = false;
+    scheduler::in_handler = false;
+    any = true;
   }
   for (std::size_t c = 0; c < components_.size(); ++c) {
     if (components_[c].finished || !closed(c)) continue;

@@ -84,6 +84,7 @@ class conveyor_core {
   [[nodiscard]] bool has_unflushed() const noexcept;
 
   [[nodiscard]] bool has_arrivals() const noexcept { return !arrivals_.empty(); }
+  [[nodiscard]] std::size_t arrivals() const noexcept { return arrivals_.size(); }
   [[nodiscard]] const arrival& front() const noexcept { return arrivals_.front(); }
   /// Releases the front buffer and counts its items as processed.
   void pop_front() noexcept;

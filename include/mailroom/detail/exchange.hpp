@@ -47,19 +47,14 @@ class exchange final : public transport::channel_sink {
 
   /// Sends a full buffer to `dest` (a remote PE), or queues it when every send slot is busy.
   void hand_off(int dest, std::byte* buf);
-  /// True while buffers wait for a send slot or the pool is over budget: handlers stop being
-  /// run then, until sends drain.
-  [[nodiscard]] bool send_congested() const noexcept {
+  /// True while buffers wait for a send slot or the pool is over budget: user-context pushes
+  /// refuse and handlers are not run until sends drain, so memory stays bounded.
+  [[nodiscard]] bool congested() const noexcept {
     return !backlog_.empty() || pool_bytes_ > budget_;
   }
-  /// True when user code should stop producing: sends are backed up, or more buffers have
-  /// arrived than are being handled. User-context pushes refuse then, so memory stays bounded
-  /// whatever the traffic pattern (own-PE traffic included).
-  [[nodiscard]] bool congested() const noexcept {
-    return send_congested() || waiting_arrivals_ > arrivals_limit_;
-  }
-  void note_arrival() noexcept { ++waiting_arrivals_; }
-  void note_handled() noexcept { --waiting_arrivals_; }
+  /// Arrived buffers a conveyor may hold unhandled before user-context pushes to it refuse
+  /// (so that producing never outruns consuming, own-PE traffic included).
+  [[nodiscard]] std::size_t arrivals_limit() const noexcept { return arrivals_limit_; }
   [[nodiscard]] bool drained() const noexcept { return backlog_.empty(); }
   /// Tests sends and receives, starts queued sends. Returns true if anything happened.
   bool progress();
@@ -89,7 +84,6 @@ class exchange final : public transport::channel_sink {
   int me_, pes_;
   std::vector<std::byte*> free_;
   std::size_t pool_bytes_ = 0, peak_pool_bytes_ = 0;
-  std::size_t waiting_arrivals_ = 0;
   std::deque<queued> backlog_;
   std::vector<conveyor_core*> conveyors_;  // indexed by id; null once detached
   std::unordered_map<std::uint32_t, std::vector<std::pair<int, std::byte*>>> early_;
