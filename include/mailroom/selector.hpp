@@ -140,15 +140,26 @@ class selector {
   /// Ends this PE's stream to every entry not yet done, and waits for termination.
   ~selector() { core_.reset(); }
 
+ private:
+  struct no_such_mailbox {
+    using message_type = no_such_mailbox;
+  };
+  // Out-of-range indices map to a placeholder, so that the static_assert below speaks instead
+  // of an error deep inside std::tuple_element.
   template <std::size_t I>
-  using message_type = typename std::tuple_element_t<I, std::tuple<Specs...>>::message_type;
+  using spec_at = typename std::conditional_t<(I < sizeof...(Specs)),
+                                              std::tuple_element<I, std::tuple<Specs...>>,
+                                              std::type_identity<no_such_mailbox>>::type;
+
+ public:
+  template <std::size_t I>
+  using message_type = typename spec_at<I>::message_type;
 
   /// Sends a typed message to mailbox I on PE `dest`. Runs pending handlers while the
   /// transport is congested (never from inside a handler: there it never blocks).
   template <std::size_t I>
-    requires(!std::is_void_v<message_type<I>>)
+    requires(I < size && !std::is_void_v<message_type<I>>)
   void send(pe dest, const message_type<I>& msg) {
-    static_assert(I < size, "selector::send<I>: mailbox index out of range");
     auto& box = *std::get<I>(boxes_);
     admit(box, I, dest);
     while (MAILROOM_UNLIKELY(
@@ -159,7 +170,7 @@ class selector {
   /// Sends a closure to lambda mailbox I on PE `dest`, where it is called once. The closure
   /// must be trivially copyable: it travels by value with a compile-time handler id.
   template <std::size_t I, class L>
-    requires(std::is_void_v<message_type<I>>)
+    requires(I < size && std::is_void_v<message_type<I>>)
   void send(pe dest, const L& closure) {
     static_assert(std::is_trivially_copyable_v<L>,
                   "lambda message must be trivially copyable: capture by value only plain data, "
@@ -175,6 +186,12 @@ class selector {
     while (MAILROOM_UNLIKELY(!box.conveyor.template push_tagged<detail::lambda_stride<L>, sizeof(L)>(
         dest.rank(), id, &closure)))
       detail::scheduler::progress();
+  }
+
+  template <std::size_t I, class M>
+    requires(I >= size)
+  void send(pe, const M&) {
+    static_assert(I < size, "selector::send<I>: mailbox index out of range");
   }
 
   /// This PE sends no more to entry mailbox I from outside the selector's handlers.

@@ -36,6 +36,9 @@ selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
       user_done_(boxes_.size(), false),
       id_(static_cast<std::uint32_t>(scheduler::by_id.size())),
       kind_(kind) {
+  MAILROOM_CHECK(!scheduler::in_handler,
+                 "a {} was constructed inside a handler: construction is collective, so every "
+                 "PE must construct its selectors in the same order from user code", kind);
   for (std::size_t c = 0; c < components_.size(); ++c)
     if (plan_.components[c].cyclic)
       components_[c].ctx = std::make_unique<transport::collective_context>();
