@@ -56,5 +56,7 @@ function(mailroom_add_neg_test name)
   target_link_libraries(${name} PRIVATE mailroom::mailroom)
   add_test(NAME ${name}
            COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target ${name})
-  set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${T_EXPECT}" LABELS neg)
+  # Each test runs a build in the shared tree: never two at once.
+  set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${T_EXPECT}" LABELS neg
+                       RESOURCE_LOCK mailroom_build_tree)
 endfunction()

@@ -20,11 +20,12 @@ struct erased_handler {
       : fn([g = std::move(f)](const T& msg, pe from) mutable {
           if constexpr (std::is_invocable_v<F&, const T&, pe>) {
             g(msg, from);
+          } else if constexpr (std::is_invocable_v<F&, const T&>) {
+            g(msg);
           } else {
             static_assert(std::is_invocable_v<F&, const T&>,
                           "actor<T> handler: must be callable as handler(msg, from) or "
                           "handler(msg)");
-            g(msg);
           }
         }) {}
   void operator()(const T& msg, pe from) { fn(msg, from); }

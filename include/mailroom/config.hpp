@@ -8,8 +8,9 @@
 
 namespace mailroom {
 
-// X(field, ENV_NAME, kind, default, description). kind: bytes (accepts K/M/G suffixes), count,
-// flag (0/1), seconds.
+// X(field, ENV_NAME, kind, default, description). kind: bytes (a count with an optional K, M or
+// G suffix, powers of 1024; "KiB"/"KB" spellings accepted) or count (a plain non-negative
+// integer).
 #define MAILROOM_CONFIG_TABLE(X)                                                                  \
   X(buffer_bytes, "MAILROOM_BUFFER_BYTES", bytes, 32768,                                          \
     "bytes per aggregation buffer (one per destination PE and mailbox); 256 B to 16 MiB")        \
