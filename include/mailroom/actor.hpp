@@ -75,6 +75,8 @@ class actor {
   }
   /// This PE sends no more to this actor (from outside its handler).
   void done() { sel_.template done<0>(); }
+  /// Sends partly filled buffers now (latency over aggregation).
+  void flush() { sel_.flush(); }
   /// Runs handlers until the actor has terminated on this PE.
   void wait() { sel_.wait(); }
   [[nodiscard]] bool finished() const noexcept { return sel_.finished(); }

@@ -14,8 +14,8 @@ namespace mailroom {
 #define MAILROOM_CONFIG_TABLE(X)                                                                  \
   X(buffer_bytes, "MAILROOM_BUFFER_BYTES", bytes, 32768,                                          \
     "bytes per aggregation buffer (one per destination PE and mailbox); 256 B to 16 MiB")        \
-  X(sends_in_flight, "MAILROOM_SENDS_IN_FLIGHT", count, 16,                                      \
-    "buffers in flight per PE; more are queued and further sends from user code wait")           \
+  X(credits, "MAILROOM_CREDITS", count, 4,                                                        \
+    "buffers a mailbox may have unacknowledged per destination PE; more wait, senders slow")    \
   X(receives_posted, "MAILROOM_RECEIVES_POSTED", count, 8,                                       \
     "receives kept posted per PE (each holds one buffer)")                                       \
   X(budget_bytes, "MAILROOM_BUDGET_BYTES", bytes, 256ull << 20,                                  \

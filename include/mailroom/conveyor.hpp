@@ -32,7 +32,8 @@ class conveyor {
   }
 
   /// Queues `item` for `dest`. Returns false, without queueing, when the buffer for `dest` is
-  /// full and the transport is congested: call advance() and retry. Never blocks.
+  /// full and `dest` has acknowledged too few of the earlier ones (or, for the own PE, too many
+  /// arrivals wait to be pulled): advance(), pull, and retry. Never blocks.
   [[nodiscard]] bool push(const T& item, pe dest) noexcept {
     MAILROOM_CHECK(static_cast<unsigned>(dest.rank()) < static_cast<unsigned>(pes_),
                    "conveyor::push: PE {} is out of range [0, {})", dest.rank(), pes_);

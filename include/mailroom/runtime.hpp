@@ -33,7 +33,7 @@ class runtime {
 
 /// Lets pending handlers run from user code (a no-op for handlers, when called from one).
 void yield();
-/// Blocks until every PE arrives (not while a handler runs).
+/// Waits until every PE arrives, running handlers meanwhile (not callable from a handler).
 void barrier();
 /// Seconds on a per-PE wall clock.
 [[nodiscard]] double wtime() noexcept;

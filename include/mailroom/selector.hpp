@@ -155,8 +155,8 @@ class selector {
   template <std::size_t I>
   using message_type = typename spec_at<I>::message_type;
 
-  /// Sends a typed message to mailbox I on PE `dest`. Runs pending handlers while the
-  /// transport is congested (never from inside a handler: there it never blocks).
+  /// Sends a typed message to mailbox I on PE `dest`. When `dest` has acknowledged too few
+  /// buffers, runs pending handlers until it has (from inside a handler it never blocks).
   template <std::size_t I>
     requires(I < size && !std::is_void_v<message_type<I>>)
   void send(pe dest, const message_type<I>& msg) {
@@ -202,6 +202,14 @@ class selector {
   }
   /// done() with a run-time mailbox id (checked).
   void done(int mailbox_id) { core_->done(mailbox_id); }
+
+  /// Sends every partly filled buffer of this selector now: latency over aggregation (e.g.
+  /// before yield()ing for a reply). Sending continues normally afterwards.
+  void flush() {
+    [this]<std::size_t... I>(std::index_sequence<I...>) {
+      (std::get<I>(boxes_)->conveyor.flush(true), ...);
+    }(std::index_sequence_for<Specs...>{});
+  }
 
   /// Runs handlers until every mailbox of this selector has terminated on this PE: every
   /// message destined here has been handled and this PE will receive no more.

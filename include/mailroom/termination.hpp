@@ -45,6 +45,7 @@ struct plan {
   std::vector<component> components;
   std::vector<int> component_of;  ///< per mailbox
   std::vector<bool> entry;        ///< per mailbox
+  std::vector<std::vector<int>> successors;  ///< per mailbox: where its handlers send (no self)
 };
 
 /// Validates the graph for n mailboxes (fatal error naming the bad edge) and analyses it.

@@ -42,31 +42,34 @@ void broadcast(void* data, std::size_t bytes, int root);
 class channel_sink {
  public:
   virtual void sent(void* cookie) noexcept = 0;
-  /// A buffer arrived; ownership of `data` passes to the sink.
+  /// A data buffer arrived; ownership of `data` passes to the sink.
   virtual void received(int source, std::byte* data, std::size_t bytes) noexcept = 0;
-  /// A fresh buffer of the channel's capacity, to post the next receive with.
+  /// A fresh buffer of the channel's capacity, to post the next data receive with.
   virtual std::byte* fresh_buffer() noexcept = 0;
+  /// `source` acknowledges `n` buffers, one per entry of `ids` (the conveyor they were for).
+  virtual void acknowledged(int source, const std::uint32_t* ids, std::size_t n) noexcept = 0;
 
  protected:
   ~channel_sink() = default;
 };
 
-/// Non-blocking point-to-point byte buffers on a private communicator, with a fixed number of
-/// sends in flight and a fixed number of receives kept posted (any source).
+/// Non-blocking point-to-point messages on a private communicator: data buffers (receives kept
+/// posted, any source) and small acknowledgement messages on a tag of their own. How many sends
+/// are in flight is bounded by the layer above (credits), not here.
 class channel {
  public:
-  channel(std::size_t capacity, int sends_in_flight, int receives_posted, channel_sink& sink);
+  channel(std::size_t capacity, int receives_posted, channel_sink& sink);
   ~channel();
   channel(const channel&) = delete;
   channel& operator=(const channel&) = delete;
 
-  [[nodiscard]] bool can_send() const noexcept;
   [[nodiscard]] int sends_in_flight() const noexcept;
-  /// Starts sending `bytes` of `data` to `dest`; requires can_send(). `cookie` comes back
-  /// through sink.sent() once the buffer may be reused.
+  /// Starts sending `bytes` of `data` to `dest`. `cookie` comes back through sink.sent() once
+  /// the buffer may be reused.
   void send(int dest, const std::byte* data, std::size_t bytes, void* cookie);
-  /// Tests the sends and receives in flight and reports what completed to the sink.
-  /// Returns the number of completions.
+  /// Sends the acknowledgements `ids` to `dest` (copied; any number).
+  void send_acks(int dest, const std::uint32_t* ids, std::size_t n);
+  /// Tests what is in flight and reports completions to the sink. Returns their number.
   int poll();
 
  private:
@@ -87,6 +90,8 @@ class collective_context {
   void start_reduce_scatter_sum(const std::int64_t* in, std::int64_t* out);
   /// out[i] = sum over PEs of in[i], i < n. Non-blocking.
   void start_allreduce_sum(const std::int64_t* in, std::int64_t* out, int n);
+  /// A non-blocking barrier.
+  void start_barrier();
   /// True once the started operation has completed (true when nothing was started).
   bool test();
   [[nodiscard]] bool busy() const noexcept;

@@ -18,7 +18,9 @@ conveyor_core::conveyor_core()
       capacity_(static_cast<std::uint32_t>(ex_.capacity())),
       me_(ex_.me()),
       fills_(static_cast<std::size_t>(ex_.pes())),
-      sent_to_(static_cast<std::size_t>(ex_.pes()), 0) {
+      sent_to_(static_cast<std::size_t>(ex_.pes()), 0),
+      outstanding_(static_cast<std::size_t>(ex_.pes()), 0),
+      credits_(ex_.credits()) {
   const std::size_t fills_bytes = (ex_.live_conveyors() + 1) * fills_.size() * capacity_;
   MAILROOM_CHECK(fills_bytes <= current_config().budget_bytes,
                  "{} live mailboxes x {} PEs x {}-byte buffers exceed MAILROOM_BUDGET_BYTES={} "
@@ -34,17 +36,19 @@ conveyor_core::~conveyor_core() {
   for (auto& f : fills_)
     if (f.buf != nullptr) ex_.release(f.buf);
   for (auto& a : arrivals_) ex_.release(a.buf);
+  for (auto& [dest, buf] : backlog_) ex_.release(buf);
+  ex_.backlog_changed(-static_cast<int>(backlog_.size()));
   ex_.detach(id_);
 }
 
-bool conveyor_core::make_room(int dest) noexcept {
+bool conveyor_core::make_room(int dest, std::size_t need) noexcept {
   fill& f = fills_[static_cast<std::size_t>(dest)];
   // After close() every buffer has been shipped, so any later push lands here.
   MAILROOM_CHECK(state_ == stream::open || state_ == stream::flushing,
                  "a message was sent to mailbox #{} after its end of stream on this PE "
                  "(send after done, or a missing edge in the dependency graph)", id_);
   if (f.buf != nullptr && f.items > 0) {
-    if (!g_may_spill && (ex_.congested() || arrivals_.size() > ex_.arrivals_limit())) return false;
+    if (!g_may_spill && !can_ship(dest)) return false;
     ship(dest);
   }
   if (f.buf == nullptr) {
@@ -52,7 +56,16 @@ bool conveyor_core::make_room(int dest) noexcept {
     f.used = static_cast<std::uint32_t>(k_header_bytes);
     f.items = 0;
   }
+  MAILROOM_CHECK(f.used + need <= capacity_,
+                 "a message of {} bytes does not fit in MAILROOM_BUFFER_BYTES={} ({} bytes of "
+                 "each buffer are its header): raise MAILROOM_BUFFER_BYTES or send less",
+                 need, capacity_, k_header_bytes);
   return true;
+}
+
+bool conveyor_core::can_ship(int dest) const noexcept {
+  if (dest == me_) return arrivals_.size() <= ex_.arrivals_limit();
+  return outstanding_[static_cast<std::size_t>(dest)] < credits_;
 }
 
 void conveyor_core::ship(int dest) noexcept {
@@ -63,8 +76,12 @@ void conveyor_core::ship(int dest) noexcept {
   sent_items_ += f.items;
   if (dest == me_) {
     deliver(me_, f.buf);  // own PE: no MPI
+  } else if (outstanding_[static_cast<std::size_t>(dest)] < credits_) {
+    ++outstanding_[static_cast<std::size_t>(dest)];
+    ex_.send(dest, f.buf);
   } else {
-    ex_.hand_off(dest, f.buf);
+    backlog_.emplace_back(dest, f.buf);
+    ex_.backlog_changed(+1);
   }
   f.buf = nullptr;
   f.used = capacity_;
@@ -72,12 +89,29 @@ void conveyor_core::ship(int dest) noexcept {
 }
 
 bool conveyor_core::flush(bool force) {
+  bool all = true;
   for (std::size_t d = 0; d < fills_.size(); ++d) {
     if (fills_[d].buf == nullptr || fills_[d].items == 0) continue;
-    if (!force && ex_.congested()) return false;
+    if (!force && !can_ship(static_cast<int>(d))) {
+      all = false;
+      continue;
+    }
     ship(static_cast<int>(d));
   }
-  return true;
+  return all;
+}
+
+void conveyor_core::credit(int dest) noexcept {
+  --outstanding_[static_cast<std::size_t>(dest)];
+  for (auto it = backlog_.begin(); it != backlog_.end(); ++it) {
+    if (it->first != dest) continue;
+    std::byte* buf = it->second;
+    backlog_.erase(it);
+    ex_.backlog_changed(-1);
+    ++outstanding_[static_cast<std::size_t>(dest)];
+    ex_.send(dest, buf);
+    return;
+  }
 }
 
 bool conveyor_core::has_unflushed() const noexcept {
@@ -96,6 +130,7 @@ void conveyor_core::pop_front() noexcept {
   arrivals_.pop_front();
   processed_items_ += a.header().items;
   ex_.release(a.buf);
+  if (a.source != me_) ex_.acknowledge(a.source, id_);
 }
 
 void conveyor_core::close() noexcept {

@@ -1,4 +1,5 @@
-// Per-process hub of the aggregation layer: buffer pool, sends with a backlog, routing of arrivals.
+// Per-process hub of the aggregation layer: buffer pool, sends, acknowledgements, and routing of
+// arrivals and credits to their conveyors.
 #include "mailroom/detail/exchange.hpp"
 
 #include "mailroom/detail/conveyor_core.hpp"
@@ -35,21 +36,23 @@ void exchange::stop() {
 exchange::exchange(const config& cfg)
     : capacity_((cfg.buffer_bytes + 63) / 64 * 64),
       budget_(cfg.budget_bytes),
+      credits_(static_cast<std::uint32_t>(cfg.credits)),
       arrivals_limit_(std::max<std::size_t>(4, cfg.receives_posted)),
       me_(transport::rank()),
-      pes_(transport::size()) {
-  const auto reserved = (cfg.sends_in_flight + cfg.receives_posted) * capacity_;
-  MAILROOM_CHECK(reserved <= budget_,
-                 "MAILROOM_BUDGET_BYTES={} cannot hold the {} send and receive buffers of {} bytes "
-                 "(raise the budget or lower MAILROOM_BUFFER_BYTES)",
-                 budget_, cfg.sends_in_flight + cfg.receives_posted, capacity_);
-  channel_ = std::make_unique<transport::channel>(capacity_, static_cast<int>(cfg.sends_in_flight),
-                                                   static_cast<int>(cfg.receives_posted), *this);
+      pes_(transport::size()),
+      acks_(static_cast<std::size_t>(pes_)) {
+  MAILROOM_CHECK(cfg.receives_posted * capacity_ <= budget_,
+                 "MAILROOM_BUDGET_BYTES={} cannot hold the {} posted receives of {} bytes (raise "
+                 "the budget or lower MAILROOM_BUFFER_BYTES)",
+                 budget_, cfg.receives_posted, capacity_);
+  channel_ = std::make_unique<transport::channel>(capacity_, static_cast<int>(cfg.receives_posted),
+                                                   *this);
 }
 
 exchange::~exchange() {
-  // Drain what is still queued so that no send is abandoned mid-flight.
-  while (!backlog_.empty() || channel_->sends_in_flight() > 0) progress();
+  // Everything has terminated; let what is still in flight (acknowledgements) complete.
+  send_acks();
+  while (channel_->sends_in_flight() > 0) channel_->poll();
   channel_.reset();
   for (auto& [id, list] : early_)
     for (auto& [src, buf] : list) release(buf);
@@ -93,26 +96,29 @@ void exchange::release(std::byte* buf) noexcept {
   free_.push_back(buf);
 }
 
-void exchange::hand_off(int dest, std::byte* buf) {
+void exchange::send(int dest, std::byte* buf) {
   MAILROOM_ASSERT(dest != me_);
-  if (backlog_.empty() && channel_->can_send()) {
-    channel_->send(dest, buf, reinterpret_cast<buffer_header*>(buf)->bytes, buf);
-  } else {
-    backlog_.push_back({dest, buf});
-  }
+  channel_->send(dest, buf, reinterpret_cast<buffer_header*>(buf)->bytes, buf);
 }
 
-void exchange::start_backlog() {
-  while (!backlog_.empty() && channel_->can_send()) {
-    const queued q = backlog_.front();
-    backlog_.pop_front();
-    channel_->send(q.dest, q.buf, reinterpret_cast<buffer_header*>(q.buf)->bytes, q.buf);
+void exchange::acknowledge(int source, std::uint32_t id) {
+  auto& list = acks_[static_cast<std::size_t>(source)];
+  if (list.empty()) ack_sources_.push_back(source);
+  list.push_back(id);
+}
+
+void exchange::send_acks() {
+  for (int source : ack_sources_) {
+    auto& list = acks_[static_cast<std::size_t>(source)];
+    channel_->send_acks(source, list.data(), list.size());
+    list.clear();
   }
+  ack_sources_.clear();
 }
 
 bool exchange::progress() {
   const int n = channel_->poll();
-  if (!backlog_.empty()) start_backlog();
+  if (!ack_sources_.empty()) send_acks();
   return n > 0;
 }
 
@@ -137,6 +143,14 @@ void exchange::received(int source, std::byte* data, std::size_t bytes) noexcept
   } else {
     // Collective construction: the sender built this mailbox before we did. Keep, never lose.
     early_[h.conveyor].emplace_back(source, data);
+  }
+}
+
+void exchange::acknowledged(int source, const std::uint32_t* ids, std::size_t n) noexcept {
+  for (std::size_t i = 0; i < n; ++i) {
+    // A conveyor may be gone already: it had terminated, so its credits no longer matter.
+    if (ids[i] < conveyors_.size() && conveyors_[ids[i]] != nullptr)
+      conveyors_[ids[i]]->credit(source);
   }
 }
 

@@ -21,7 +21,7 @@ struct limits {
 
 limits limits_of(std::string_view env) {
   if (env == "MAILROOM_BUFFER_BYTES") return {256, 16ull << 20};
-  if (env == "MAILROOM_SENDS_IN_FLIGHT") return {1, 1u << 16};
+  if (env == "MAILROOM_CREDITS") return {1, 1u << 12};
   if (env == "MAILROOM_RECEIVES_POSTED") return {1, 1u << 16};
   if (env == "MAILROOM_BUDGET_BYTES") return {1ull << 16, 1ull << 50};
   if (env == "MAILROOM_SYMMETRIC_HEAP_BYTES") return {1ull << 20, 1ull << 44};

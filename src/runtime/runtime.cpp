@@ -7,12 +7,21 @@
 #include "mailroom/transport.hpp"
 
 #include <cstdio>
+#include <memory>
 
 namespace mailroom {
 
 namespace {
 bool g_runtime_exists = false;
+std::unique_ptr<transport::collective_context> g_barrier;
+
+// A barrier that keeps mailroom moving while it waits: a PE blocked in MPI_Barrier would stop
+// taking in buffers, and PEs still sending to it could never reach the barrier.
+void progressing_barrier() {
+  g_barrier->start_barrier();
+  while (!g_barrier->test()) detail::scheduler::progress();
 }
+}  // namespace
 
 runtime::runtime(int& argc, char**& argv) {
   MAILROOM_CHECK(!g_runtime_exists, "a second mailroom::runtime was constructed; create one per "
@@ -28,6 +37,7 @@ runtime::runtime(int& argc, char**& argv) {
   detail::symmetric_start(cfg.symmetric_heap_bytes);
   detail::finalize_lambda_registry();
   detail::exchange::start(cfg);
+  g_barrier = std::make_unique<transport::collective_context>();
   g_runtime_exists = true;
   transport::barrier();
 }
@@ -36,7 +46,8 @@ runtime::~runtime() {
   MAILROOM_CHECK(detail::scheduler::live.empty(),
                  "mailroom::runtime destroyed while {} selector(s) still exist",
                  detail::scheduler::live.size());
-  transport::barrier();
+  progressing_barrier();
+  g_barrier.reset();
   detail::exchange::stop();
   detail::symmetric_stop();
   g_runtime_exists = false;
@@ -58,7 +69,7 @@ void barrier() {
   detail::scheduler::check_running("mailroom::barrier");
   MAILROOM_CHECK(!detail::scheduler::in_handler, "barrier() called from a handler: handlers "
                  "must never block");
-  transport::barrier();
+  progressing_barrier();
 }
 
 }  // namespace mailroom

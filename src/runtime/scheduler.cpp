@@ -93,6 +93,19 @@ void selector_core::refuse_send(int m, int dest) const {
                 m, kind_);
 }
 
+// Memory stays bounded because a mailbox whose handlers feed a mailbox that has run out of
+// credits stops taking work until credits return; its senders, unacknowledged, then run out of
+// credits in turn. Sinks are never paused, so in an acyclic graph the pauses always clear (by
+// induction from the sinks up). Mailboxes in a cycle are never paused: pausing them could
+// deadlock (two PEs waiting for each other's acknowledgements), so they may spill past their
+// credits by what the cycle generates while a destination is slow.
+bool selector_core::paused(std::size_t m) const noexcept {
+  if (plan_.components[static_cast<std::size_t>(plan_.component_of[m])].cyclic) return false;
+  for (int s : plan_.successors[m])
+    if (boxes_[static_cast<std::size_t>(s)]->conveyor.backlogged()) return true;
+  return false;
+}
+
 bool selector_core::closed(std::size_t c) const noexcept {
   const auto& comp = plan_.components[c];
   for (int m : comp.members)
@@ -141,15 +154,15 @@ bool selector_core::step_component(std::size_t c) {
 
 bool selector_core::step() {
   bool any = false;
-  auto& ex = exchange::get();
-  for (mailbox_base* box : boxes_) {
+  for (std::size_t m = 0; m < boxes_.size(); ++m) {
+    mailbox_base* box = boxes_[m];
     // Handle what had arrived when the step began (not what handlers send to this PE meanwhile,
-    // so a self-sending mailbox cannot starve MPI progress); stop while sends are backed up.
+    // so a self-sending mailbox cannot starve MPI progress), unless the mailbox is paused.
     std::size_t budget = box->conveyor.arrivals();
-    if (budget == 0) continue;
+    if (budget == 0 || paused(m)) continue;
     scheduler::in_handler = true;
     g_may_spill = true;
-    for (; budget > 0 && !ex.congested(); --budget) box->process_front();
+    for (; budget > 0 && !paused(m); --budget) box->process_front();
     g_may_spill = false;
     scheduler::in_handler = false;
     any = true;

@@ -73,7 +73,10 @@ plan analyse(const graph& g, int n) {
     comp.cyclic = sccs[c].size() > 1 || self_loop[static_cast<std::size_t>(sccs[c][0])];
   }
   std::vector<bool> has_in(static_cast<std::size_t>(n), false);
+  p.successors.resize(static_cast<std::size_t>(n));
   for (auto [x, y] : g.edges) {
+    auto& succ = p.successors[static_cast<std::size_t>(x)];
+    if (x != y && std::find(succ.begin(), succ.end(), y) == succ.end()) succ.push_back(y);
     const int cx = p.component_of[static_cast<std::size_t>(x)];
     const int cy = p.component_of[static_cast<std::size_t>(y)];
     if (x != y) has_in[static_cast<std::size_t>(y)] = true;

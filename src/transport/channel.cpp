@@ -1,5 +1,6 @@
-// Point-to-point byte buffers: a bounded set of sends in flight and receives kept posted, all on
-// one private communicator so that nothing else in the program can match them.
+// Point-to-point messages on one private communicator: aggregation buffers (receives kept
+// posted, any source) and acknowledgements (small, on a tag of their own), so that nothing else
+// in the program can match them.
 #include "mailroom/transport.hpp"
 
 #include "transport/mpi_check.hpp"
@@ -10,81 +11,128 @@
 namespace mailroom::transport {
 
 namespace {
-constexpr int k_tag = 7;
-}
+constexpr int k_data_tag = 7;
+constexpr int k_ack_tag = 8;
+constexpr std::size_t k_acks_per_message = 1024;
+constexpr int k_ack_receives = 4;
+}  // namespace
 
 struct channel::impl {
   MPI_Comm comm = MPI_COMM_NULL;
   std::size_t capacity;
   channel_sink& sink;
+
+  // Sends: slots grow on demand (the layer above bounds them); an ack send owns its buffer.
   std::vector<MPI_Request> send_req;
   std::vector<void*> send_cookie;
-  std::vector<int> free_send;  // stack of free send slots
+  std::vector<std::vector<std::uint32_t>> send_acks;
+  std::vector<int> free_send;
+  int active_sends = 0;
+
+  // Receives: data slots then ack slots, tested together.
   std::vector<MPI_Request> recv_req;
   std::vector<std::byte*> recv_buf;
+  std::vector<std::vector<std::uint32_t>> ack_buf;
+  int data_slots;
+
   std::vector<int> done_idx;
   std::vector<MPI_Status> done_status;
 
-  impl(std::size_t cap, int sends, int receives, channel_sink& s)
-      : capacity(cap), sink(s), send_req(sends, MPI_REQUEST_NULL), send_cookie(sends, nullptr),
-        recv_req(receives, MPI_REQUEST_NULL), recv_buf(receives, nullptr),
-        done_idx(std::max(sends, receives)), done_status(std::max(sends, receives)) {
+  impl(std::size_t cap, int receives, channel_sink& s)
+      : capacity(cap), sink(s), data_slots(receives) {
     MAILROOM_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
     MAILROOM_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
-    for (int i = sends - 1; i >= 0; --i) free_send.push_back(i);
-    for (int i = 0; i < receives; ++i) post(i);
+    recv_req.assign(static_cast<std::size_t>(receives + k_ack_receives), MPI_REQUEST_NULL);
+    recv_buf.assign(static_cast<std::size_t>(receives), nullptr);
+    ack_buf.assign(k_ack_receives, std::vector<std::uint32_t>(k_acks_per_message));
+    for (int i = 0; i < receives + k_ack_receives; ++i) post(i);
   }
 
   void post(int i) {
-    recv_buf[i] = sink.fresh_buffer();
-    MAILROOM_MPI(MPI_Irecv(recv_buf[i], static_cast<int>(capacity), MPI_BYTE, MPI_ANY_SOURCE,
-                           k_tag, comm, &recv_req[i]));
+    if (i < data_slots) {
+      recv_buf[i] = sink.fresh_buffer();
+      MAILROOM_MPI(MPI_Irecv(recv_buf[i], static_cast<int>(capacity), MPI_BYTE, MPI_ANY_SOURCE,
+                             k_data_tag, comm, &recv_req[i]));
+    } else {
+      auto& b = ack_buf[static_cast<std::size_t>(i - data_slots)];
+      MAILROOM_MPI(MPI_Irecv(b.data(), static_cast<int>(b.size()), MPI_UINT32_T, MPI_ANY_SOURCE,
+                             k_ack_tag, comm, &recv_req[i]));
+    }
+  }
+
+  int take_send_slot() {
+    if (free_send.empty()) {
+      free_send.push_back(static_cast<int>(send_req.size()));
+      send_req.push_back(MPI_REQUEST_NULL);
+      send_cookie.push_back(nullptr);
+      send_acks.emplace_back();
+    }
+    const int slot = free_send.back();
+    free_send.pop_back();
+    ++active_sends;
+    return slot;
   }
 
   ~impl() {
-    for (std::size_t i = 0; i < recv_req.size(); ++i) {
-      if (recv_req[i] == MPI_REQUEST_NULL) continue;
-      MPI_Cancel(&recv_req[i]);
-      MPI_Wait(&recv_req[i], MPI_STATUS_IGNORE);
-      // The buffer was the sink's; hand it back as an empty arrival it can recycle.
-      sink.received(-1, recv_buf[i], 0);
+    for (auto& r : recv_req) {
+      if (r == MPI_REQUEST_NULL) continue;
+      MPI_Cancel(&r);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
     }
+    // The data buffers were the sink's; hand them back as empty arrivals it can recycle.
+    for (auto* b : recv_buf)
+      if (b != nullptr) sink.received(-1, b, 0);
     for (auto& r : send_req)
       if (r != MPI_REQUEST_NULL) MPI_Wait(&r, MPI_STATUS_IGNORE);
     MPI_Comm_free(&comm);
   }
 };
 
-channel::channel(std::size_t capacity, int sends, int receives, channel_sink& sink)
-    : impl_(std::make_unique<impl>(capacity, sends, receives, sink)) {}
+channel::channel(std::size_t capacity, int receives, channel_sink& sink)
+    : impl_(std::make_unique<impl>(capacity, receives, sink)) {}
 channel::~channel() = default;
 
-bool channel::can_send() const noexcept { return !impl_->free_send.empty(); }
-int channel::sends_in_flight() const noexcept {
-  return static_cast<int>(impl_->send_req.size() - impl_->free_send.size());
-}
+int channel::sends_in_flight() const noexcept { return impl_->active_sends; }
 
 void channel::send(int dest, const std::byte* data, std::size_t bytes, void* cookie) {
-  MAILROOM_ASSERT(can_send());
-  const int slot = impl_->free_send.back();
-  impl_->free_send.pop_back();
+  const int slot = impl_->take_send_slot();
   impl_->send_cookie[slot] = cookie;
-  MAILROOM_MPI(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, dest, k_tag, impl_->comm,
+  MAILROOM_MPI(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, dest, k_data_tag, impl_->comm,
                          &impl_->send_req[slot]));
+}
+
+void channel::send_acks(int dest, const std::uint32_t* ids, std::size_t n) {
+  while (n > 0) {
+    const std::size_t k = std::min(n, k_acks_per_message);
+    const int slot = impl_->take_send_slot();
+    impl_->send_cookie[slot] = nullptr;
+    auto& b = impl_->send_acks[slot];
+    b.assign(ids, ids + k);
+    MAILROOM_MPI(MPI_Isend(b.data(), static_cast<int>(k), MPI_UINT32_T, dest, k_ack_tag,
+                           impl_->comm, &impl_->send_req[slot]));
+    ids += k;
+    n -= k;
+  }
 }
 
 int channel::poll() {
   impl& m = *impl_;
   int completions = 0;
   int n = 0;
-  if (m.free_send.size() < m.send_req.size()) {
+  const std::size_t most = std::max(m.send_req.size(), m.recv_req.size());
+  if (m.done_idx.size() < most) {
+    m.done_idx.resize(most);
+    m.done_status.resize(most);
+  }
+  if (m.active_sends > 0) {
     MAILROOM_MPI(MPI_Testsome(static_cast<int>(m.send_req.size()), m.send_req.data(), &n,
                               m.done_idx.data(), MPI_STATUSES_IGNORE));
     if (n != MPI_UNDEFINED) {
       for (int k = 0; k < n; ++k) {
         const int slot = m.done_idx[k];
         m.free_send.push_back(slot);
-        m.sink.sent(m.send_cookie[slot]);
+        --m.active_sends;
+        if (m.send_cookie[slot] != nullptr) m.sink.sent(m.send_cookie[slot]);
       }
       completions += n;
     }
@@ -94,11 +142,20 @@ int channel::poll() {
   if (n != MPI_UNDEFINED) {
     for (int k = 0; k < n; ++k) {
       const int slot = m.done_idx[k];
-      int bytes = 0;
-      MAILROOM_MPI(MPI_Get_count(&m.done_status[k], MPI_BYTE, &bytes));
-      std::byte* buf = m.recv_buf[slot];
-      m.post(slot);
-      m.sink.received(m.done_status[k].MPI_SOURCE, buf, static_cast<std::size_t>(bytes));
+      const MPI_Status& st = m.done_status[k];
+      if (slot < m.data_slots) {
+        int bytes = 0;
+        MAILROOM_MPI(MPI_Get_count(&st, MPI_BYTE, &bytes));
+        std::byte* buf = m.recv_buf[slot];
+        m.post(slot);
+        m.sink.received(st.MPI_SOURCE, buf, static_cast<std::size_t>(bytes));
+      } else {
+        int count = 0;
+        MAILROOM_MPI(MPI_Get_count(&st, MPI_UINT32_T, &count));
+        auto& b = m.ack_buf[static_cast<std::size_t>(slot - m.data_slots)];
+        m.sink.acknowledged(st.MPI_SOURCE, b.data(), static_cast<std::size_t>(count));
+        m.post(slot);
+      }
     }
     completions += n;
   }

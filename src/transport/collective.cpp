@@ -34,6 +34,11 @@ void collective_context::start_allreduce_sum(const std::int64_t* in, std::int64_
   MAILROOM_MPI(MPI_Iallreduce(in, out, n, MPI_INT64_T, MPI_SUM, impl_->comm, &impl_->req));
 }
 
+void collective_context::start_barrier() {
+  MAILROOM_ASSERT(!busy());
+  MAILROOM_MPI(MPI_Ibarrier(impl_->comm, &impl_->req));
+}
+
 bool collective_context::test() {
   if (impl_->req == MPI_REQUEST_NULL) return true;
   int flag = 0;

@@ -124,20 +124,20 @@ TEST_F(ConfigEnvironment, DefaultsWhenUnset) {
   EXPECT_EQ(c.field, static_cast<std::uint64_t>(def)) << env;
   MAILROOM_CONFIG_TABLE(MAILROOM_TEST_UNSET)
 #undef MAILROOM_TEST_UNSET
-  EXPECT_EQ(c.sends_in_flight, 16u);
+  EXPECT_EQ(c.credits, 4u);
   EXPECT_EQ(c.verbose, 0u);
 }
 
 TEST_F(ConfigEnvironment, ReadsEachVariable) {
   set("MAILROOM_BUFFER_BYTES", "64K");
-  set("MAILROOM_SENDS_IN_FLIGHT", "4");
+  set("MAILROOM_CREDITS", "4");
   set("MAILROOM_RECEIVES_POSTED", "32");
   set("MAILROOM_BUDGET_BYTES", "1GiB");
   set("MAILROOM_SYMMETRIC_HEAP_BYTES", "2G");
   set("MAILROOM_VERBOSE", "1");
   const config c = config::from_environment();
   EXPECT_EQ(c.buffer_bytes, 65536u);
-  EXPECT_EQ(c.sends_in_flight, 4u);
+  EXPECT_EQ(c.credits, 4u);
   EXPECT_EQ(c.receives_posted, 32u);
   EXPECT_EQ(c.budget_bytes, k_gib);
   EXPECT_EQ(c.symmetric_heap_bytes, 2 * k_gib);
@@ -149,7 +149,7 @@ TEST_F(ConfigEnvironment, OneVariableLeavesTheOthersAtTheirDefaults) {
   const config c = config::from_environment();
   const config d;
   EXPECT_EQ(c.buffer_bytes, 65536u);
-  EXPECT_EQ(c.sends_in_flight, d.sends_in_flight);
+  EXPECT_EQ(c.credits, d.credits);
   EXPECT_EQ(c.receives_posted, d.receives_posted);
   EXPECT_EQ(c.budget_bytes, d.budget_bytes);
   EXPECT_EQ(c.symmetric_heap_bytes, d.symmetric_heap_bytes);
@@ -195,8 +195,8 @@ TEST_F(ConfigEnvironmentDeathTest, EmptyValueIsFatal) {
 }
 
 TEST_F(ConfigEnvironmentDeathTest, SuffixOnACountIsFatal) {
-  set("MAILROOM_SENDS_IN_FLIGHT", "16K");
-  EXPECT_EXIT(config::from_environment(), testing::ExitedWithCode(1), "MAILROOM_SENDS_IN_FLIGHT");
+  set("MAILROOM_CREDITS", "16K");
+  EXPECT_EXIT(config::from_environment(), testing::ExitedWithCode(1), "MAILROOM_CREDITS");
 }
 
 TEST_F(ConfigEnvironmentDeathTest, OverflowIsFatal) {
@@ -212,10 +212,10 @@ TEST_F(ConfigEnvironmentDeathTest, OutOfRangeIsFatal) {
   EXPECT_EXIT(config::from_environment(), testing::ExitedWithCode(1),
               "MAILROOM_BUFFER_BYTES=16777217 is out of range");
   ASSERT_EQ(unsetenv("MAILROOM_BUFFER_BYTES"), 0);
-  set("MAILROOM_SENDS_IN_FLIGHT", "0");
+  set("MAILROOM_CREDITS", "0");
   EXPECT_EXIT(config::from_environment(), testing::ExitedWithCode(1),
-              "MAILROOM_SENDS_IN_FLIGHT=0 is out of range");
-  ASSERT_EQ(unsetenv("MAILROOM_SENDS_IN_FLIGHT"), 0);
+              "MAILROOM_CREDITS=0 is out of range");
+  ASSERT_EQ(unsetenv("MAILROOM_CREDITS"), 0);
   set("MAILROOM_SYMMETRIC_HEAP_BYTES", "1K");
   EXPECT_EXIT(config::from_environment(), testing::ExitedWithCode(1),
               "MAILROOM_SYMMETRIC_HEAP_BYTES=1024 is out of range");
@@ -236,7 +236,7 @@ TEST_F(ConfigEnvironmentDeathTest, NameThatExtendsAKnownOneIsUnknown) {
 TEST(ConfigDescribe, MentionsEveryVariableOnItsOwnLine) {
   const std::string text = config().describe();
   for (const char* name :
-       {"MAILROOM_BUFFER_BYTES", "MAILROOM_SENDS_IN_FLIGHT", "MAILROOM_RECEIVES_POSTED",
+       {"MAILROOM_BUFFER_BYTES", "MAILROOM_CREDITS", "MAILROOM_RECEIVES_POSTED",
         "MAILROOM_BUDGET_BYTES", "MAILROOM_SYMMETRIC_HEAP_BYTES", "MAILROOM_VERBOSE"})
     EXPECT_NE(text.find(name), std::string::npos) << name << " missing from:\n" << text;
   const std::vector<std::pair<const char*, const char*>> table = {
@@ -257,7 +257,7 @@ TEST(ConfigDescribe, MentionsEveryVariableOnItsOwnLine) {
 TEST(ConfigDescribe, ShowsTheValuesInForce) {
   config c;
   c.buffer_bytes = 12345;
-  c.sends_in_flight = 77;
+  c.credits = 77;
   std::istringstream in(c.describe());
   bool saw_buffer = false, saw_sends = false;
   for (std::string line; std::getline(in, line);) {
@@ -265,7 +265,7 @@ TEST(ConfigDescribe, ShowsTheValuesInForce) {
       saw_buffer = true;
       EXPECT_NE(line.find(" 12345 "), std::string::npos) << line;
     }
-    if (line.find("MAILROOM_SENDS_IN_FLIGHT") != std::string::npos) {
+    if (line.find("MAILROOM_CREDITS") != std::string::npos) {
       saw_sends = true;
       EXPECT_NE(line.find(" 77 "), std::string::npos) << line;
     }

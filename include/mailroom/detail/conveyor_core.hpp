@@ -1,4 +1,5 @@
-// The untyped conveyor: one aggregation buffer per destination PE, counts for termination, the
+// The untyped conveyor: one aggregation buffer per destination PE, credits per destination (at
+// most `credits` buffers unacknowledged; more wait in a backlog), counts for termination, the
 // queue of arrived buffers, and the end-of-stream protocol (exact counts by one non-blocking
 // reduce-scatter). The typed conveyor<T> and the runtime's mailboxes are built on it.
 #pragma once
@@ -22,8 +23,8 @@ struct arrival {
   [[nodiscard]] const std::byte* end() const noexcept { return buf + header().bytes; }
 };
 
-/// Whether pushes may exceed the budget instead of refusing: true while handlers run, which
-/// must never block (the runtime then stops taking new work until the backlog drains).
+/// Whether pushes may go to the credit backlog instead of refusing: true while handlers run,
+/// which must never block (the runtime pauses a mailbox whose successors are backlogged).
 extern bool g_may_spill;
 
 class conveyor_core {
@@ -36,12 +37,13 @@ class conveyor_core {
   conveyor_core& operator=(const conveyor_core&) = delete;
 
   /// Appends an item of N bytes for `dest`. False (nothing appended) when the buffer for dest is
-  /// full and cannot be sent yet: call progress and try again.
+  /// full and cannot be sent yet (no credit for dest, or too many own-PE arrivals unhandled):
+  /// call progress and try again.
   template <std::size_t N>
   [[nodiscard]] bool push(int dest, const void* item) noexcept {
     fill& f = fills_[static_cast<std::size_t>(dest)];
     if (MAILROOM_UNLIKELY(f.used + N > capacity_)) {
-      if (!make_room(dest)) return false;
+      if (!make_room(dest, N)) return false;
     }
     std::memcpy(f.buf + f.used, item, N);
     f.used += static_cast<std::uint32_t>(N);
@@ -56,7 +58,7 @@ class conveyor_core {
     static_assert(Stride >= 4 + N);
     fill& f = fills_[static_cast<std::size_t>(dest)];
     if (MAILROOM_UNLIKELY(f.used + Stride > capacity_)) {
-      if (!make_room(dest)) return false;
+      if (!make_room(dest, Stride)) return false;
     }
     std::byte* p = f.buf + f.used;
     std::memcpy(p, &tag, 4);
@@ -70,7 +72,7 @@ class conveyor_core {
   [[nodiscard]] bool push_bytes(int dest, const void* item, std::size_t n) noexcept {
     fill& f = fills_[static_cast<std::size_t>(dest)];
     if (MAILROOM_UNLIKELY(f.used + n > capacity_)) {
-      if (!make_room(dest)) return false;
+      if (!make_room(dest, n)) return false;
     }
     std::memcpy(f.buf + f.used, item, n);
     f.used += static_cast<std::uint32_t>(n);
@@ -78,10 +80,15 @@ class conveyor_core {
     return true;
   }
 
-  /// Sends every partly filled buffer. With force, never refuses (used at end of stream and
-  /// before termination waves); without, stops at the first refusal and returns false.
+  /// Ships every partly filled buffer. With force, never refuses (buffers without a credit go
+  /// to the backlog; used at end of stream and before termination waves); without, skips
+  /// destinations without a credit and returns false if it skipped any.
   bool flush(bool force);
   [[nodiscard]] bool has_unflushed() const noexcept;
+  /// Buffers waiting for a credit.
+  [[nodiscard]] bool backlogged() const noexcept { return !backlog_.empty(); }
+  /// `dest` acknowledged one buffer: send the next one waiting for it, if any.
+  void credit(int dest) noexcept;
 
   [[nodiscard]] bool has_arrivals() const noexcept { return !arrivals_.empty(); }
   [[nodiscard]] std::size_t arrivals() const noexcept { return arrivals_.size(); }
@@ -111,7 +118,9 @@ class conveyor_core {
     std::uint32_t used = 0;
     std::uint32_t items = 0;
   };
-  bool make_room(int dest) noexcept;
+  /// Slow path of a push of `need` bytes: ships the full buffer (or refuses), gets a new one.
+  bool make_room(int dest, std::size_t need) noexcept;
+  [[nodiscard]] bool can_ship(int dest) const noexcept;
   void ship(int dest) noexcept;
 
   exchange& ex_;
@@ -120,6 +129,9 @@ class conveyor_core {
   int me_;
   std::vector<fill> fills_;
   std::vector<std::int64_t> sent_to_;
+  std::vector<std::uint32_t> outstanding_;             // unacknowledged buffers per dest
+  std::deque<std::pair<int, std::byte*>> backlog_;     // full buffers waiting for a credit
+  std::uint32_t credits_;
   std::deque<arrival> arrivals_;
   std::int64_t sent_items_ = 0, received_items_ = 0, processed_items_ = 0;
   std::int64_t expected_ = -1;

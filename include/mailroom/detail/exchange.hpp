@@ -8,7 +8,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -37,6 +36,11 @@ class exchange final : public transport::channel_sink {
   [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
   [[nodiscard]] int me() const noexcept { return me_; }
   [[nodiscard]] int pes() const noexcept { return pes_; }
+  /// Buffers a conveyor may have unacknowledged per destination.
+  [[nodiscard]] std::uint32_t credits() const noexcept { return credits_; }
+  /// Arrived buffers a conveyor may hold unhandled before user-context pushes to the own PE
+  /// refuse (so that producing for oneself never outruns consuming).
+  [[nodiscard]] std::size_t arrivals_limit() const noexcept { return arrivals_limit_; }
 
   /// Collective: gives the conveyor the next id and the buffers that arrived for it early.
   std::uint32_t attach(conveyor_core* c);
@@ -45,18 +49,18 @@ class exchange final : public transport::channel_sink {
   std::byte* acquire() noexcept;
   void release(std::byte* buf) noexcept;
 
-  /// Sends a full buffer to `dest` (a remote PE), or queues it when every send slot is busy.
-  void hand_off(int dest, std::byte* buf);
-  /// True while buffers wait for a send slot or the pool is over budget: user-context pushes
-  /// refuse and handlers are not run until sends drain, so memory stays bounded.
-  [[nodiscard]] bool congested() const noexcept {
-    return !backlog_.empty() || pool_bytes_ > budget_;
-  }
-  /// Arrived buffers a conveyor may hold unhandled before user-context pushes to it refuse
-  /// (so that producing never outruns consuming, own-PE traffic included).
-  [[nodiscard]] std::size_t arrivals_limit() const noexcept { return arrivals_limit_; }
-  [[nodiscard]] bool drained() const noexcept { return backlog_.empty(); }
-  /// Tests sends and receives, starts queued sends. Returns true if anything happened.
+  /// Sends a full buffer to `dest` (a remote PE); the conveyor holds a credit for it.
+  void send(int dest, std::byte* buf);
+  /// Queues the acknowledgement of one handled buffer of conveyor `id` from `source`; it is sent
+  /// (coalesced per source) at the next progress().
+  void acknowledge(int source, std::uint32_t id);
+  /// Conveyors report buffers entering (+1) and leaving (-1) their credit backlogs.
+  void backlog_changed(int delta) noexcept { backlogged_ += delta; }
+  /// True when no buffer of this PE waits for a credit.
+  [[nodiscard]] bool drained() const noexcept { return backlogged_ == 0; }
+
+  /// Tests sends and receives, delivers arrivals and credits, sends acknowledgements.
+  /// Returns true if anything happened.
   bool progress();
 
   [[nodiscard]] std::size_t pool_bytes() const noexcept { return pool_bytes_; }
@@ -70,23 +74,22 @@ class exchange final : public transport::channel_sink {
   void sent(void* cookie) noexcept override;
   void received(int source, std::byte* data, std::size_t bytes) noexcept override;
   std::byte* fresh_buffer() noexcept override { return acquire(); }
-  void start_backlog();
-
-  struct queued {
-    int dest;
-    std::byte* buf;
-  };
+  void acknowledged(int source, const std::uint32_t* ids, std::size_t n) noexcept override;
+  void send_acks();
 
   static exchange* instance_;
   std::size_t capacity_;
   std::size_t budget_;
+  std::uint32_t credits_;
   std::size_t arrivals_limit_;
   int me_, pes_;
   std::vector<std::byte*> free_;
   std::size_t pool_bytes_ = 0, peak_pool_bytes_ = 0;
-  std::deque<queued> backlog_;
+  long backlogged_ = 0;
   std::vector<conveyor_core*> conveyors_;  // indexed by id; null once detached
   std::unordered_map<std::uint32_t, std::vector<std::pair<int, std::byte*>>> early_;
+  std::vector<std::vector<std::uint32_t>> acks_;  // per source PE
+  std::vector<int> ack_sources_;                   // sources with acks queued
   std::uint32_t next_id_ = 0;
   std::size_t live_ = 0;
   std::unique_ptr<transport::channel> channel_;

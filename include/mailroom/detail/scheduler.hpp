@@ -75,6 +75,7 @@ class selector_core {
     std::unique_ptr<transport::collective_context> ctx;  // cyclic components only
   };
   bool closed(std::size_t c) const noexcept;
+  bool paused(std::size_t m) const noexcept;
   bool step_component(std::size_t c);
 
   std::vector<mailbox_base*> boxes_;

@@ -1,0 +1,412 @@
+// The rest of the public API, one check each: finish, yield, actors with erased handlers, mixed
+// lambda types, destructors, messages that arrive before the local constructor ran, standalone
+// conveyor loops, symmetric memory, and a long chain of dependent messages. Every check runs;
+// the program fails if any did.
+#include <mailroom/mailroom.hpp>
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <random>
+#include <thread>
+#include <vector>
+
+namespace mr = mailroom;
+
+namespace {
+
+int g_me = 0, g_pes = 1;
+
+// Prints one line per failure on the PE that saw it.
+#define EXPECT(cond, ...)                                                    \
+  do {                                                                       \
+    if (!(cond)) {                                                           \
+      std::printf("rank %d: %s: check failed: %s: ", g_me, __func__, #cond); \
+      std::printf(__VA_ARGS__);                                              \
+      std::printf("\n");                                                     \
+      ++failures;                                                            \
+    }                                                                        \
+  } while (0)
+
+std::int64_t sum_over_pes(std::int64_t v) {
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return v;
+}
+
+// finish() waits for every selector constructed inside it, here an actor and a two-mailbox
+// selector whose second mailbox only handlers feed; both outlive the finish body.
+int finish_waits_for_two_selectors() {
+  int failures = 0;
+  constexpr std::int64_t k = 3000;
+  std::int64_t got_a = 0, got_b = 0, got_c = 0;
+  auto forward = [&](std::int64_t v, mr::pe from, auto& self) {
+    got_b += v;
+    self.template send<1>(from, v);
+  };
+  auto last = [&](std::int64_t v) { got_c += v; };
+  using two_boxes = mr::selector<mr::mailbox_spec<std::int64_t, decltype(forward)>,
+                                 mr::mailbox_spec<std::int64_t, decltype(last)>>;
+  std::optional<mr::actor<std::int64_t>> a;
+  std::optional<two_boxes> b;
+  mr::finish([&] {
+    a.emplace([&](std::int64_t v) { got_a += v; });
+    b.emplace(mr::mailbox<std::int64_t>(forward), mr::mailbox<std::int64_t>(last));
+    for (int p = 0; p < g_pes; ++p) {
+      for (std::int64_t i = 0; i < k; ++i) {
+        a->send(mr::pe(p), 1);
+        b->send<0>(mr::pe(p), 2);
+      }
+    }
+    a->done();
+    b->done<0>();
+  });
+  // Every PE sent k messages to every PE: the counts here are known without a reduction.
+  EXPECT(a->finished() && b->finished(), "finish returned before its selectors terminated");
+  EXPECT(got_a == k * g_pes, "actor handled %lld, expected %lld", static_cast<long long>(got_a),
+         static_cast<long long>(k * g_pes));
+  EXPECT(got_b == 2 * k * g_pes && got_c == got_b, "selector handled %lld then %lld, expected %lld",
+         static_cast<long long>(got_b), static_cast<long long>(got_c),
+         static_cast<long long>(2 * k * g_pes));
+  return failures;
+}
+
+// yield() runs pending handlers from user code: after done(), yielding alone delivers
+// everything, before wait() is called.
+int yield_runs_handlers() {
+  int failures = 0;
+  constexpr std::int64_t k = 5000;
+  std::int64_t got = 0;
+  EXPECT(mr::sender().rank() == -1, "sender() is %d outside handlers", mr::sender().rank());
+  mr::actor<std::int64_t> a([&](std::int64_t v) { got += v; });
+  for (int p = 0; p < g_pes; ++p)
+    for (std::int64_t i = 0; i < k; ++i) a.send(mr::pe(p), 1);
+  a.done();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (got < k * g_pes && std::chrono::steady_clock::now() < deadline) mr::yield();
+  EXPECT(got == k * g_pes, "yield() handled %lld messages, expected %lld",
+         static_cast<long long>(got), static_cast<long long>(k * g_pes));
+  a.wait();
+  EXPECT(got == k * g_pes, "after wait(): %lld messages", static_cast<long long>(got));
+  return failures;
+}
+
+// mr::actor<T> erases its handler's type; both handler signatures work.
+int erased_handlers() {
+  int failures = 0;
+  std::int64_t sum_values = 0, sum_from = 0, count = 0;
+  mr::actor<std::int64_t> with_from([&](std::int64_t v, mr::pe from) {
+    sum_values += v;
+    sum_from += from.rank() + 1;
+  });
+  mr::actor<std::int64_t> without_from([&](std::int64_t) { ++count; });
+  for (int p = 0; p < g_pes; ++p) {
+    with_from.send(mr::pe(p), g_me + 1);  // the value names the sender
+    without_from.send(mr::pe(p), 0);
+  }
+  with_from.done();
+  without_from.done();
+  with_from.wait();
+  without_from.wait();
+  const std::int64_t expected = static_cast<std::int64_t>(g_pes) * (g_pes + 1) / 2;
+  EXPECT(sum_values == expected && sum_from == expected,
+         "values %lld, senders %lld, expected %lld each", static_cast<long long>(sum_values),
+         static_cast<long long>(sum_from), static_cast<long long>(expected));
+  EXPECT(count == g_pes, "handled %lld, expected %d", static_cast<long long>(count), g_pes);
+  return failures;
+}
+
+// One lambda mailbox carrying closures of several types and sizes, interleaved at random (the
+// runtime dispatches runs of same-type closures together, so the mix matters).
+int mixed_lambda_types() {
+  int failures = 0;
+  constexpr std::int64_t n = 20000;
+  auto hits = mr::symmetric_array<std::int64_t>(4);
+  std::mt19937_64 rng(1000 + static_cast<std::uint64_t>(g_me));
+  std::int64_t sent[4] = {0, 0, 0, 0};
+  {
+    mr::actor<> l;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const mr::pe to(static_cast<int>(rng() % static_cast<unsigned>(g_pes)));
+      const std::int64_t v = static_cast<std::int64_t>(rng() % 1000);
+      switch (rng() % 4) {
+        case 0:
+          l.send(to, [=] { hits[0] += 1; });
+          sent[0] += 1;
+          break;
+        case 1: {
+          const char odd[5] = {1, 2, 3, 4, static_cast<char>(v % 100)};  // a 5-byte capture
+          l.send(to, [=] { hits[1] += odd[0] + odd[1] + odd[2] + odd[3] + odd[4]; });
+          sent[1] += 10 + v % 100;
+          break;
+        }
+        case 2:
+          l.send(to, [=] { hits[2] += v; });
+          sent[2] += v;
+          break;
+        default: {
+          std::int64_t wide[12];
+          for (std::int64_t k = 0; k < 12; ++k) wide[k] = v + k;
+          l.send(to, [=] {
+            std::int64_t t = 0;
+            for (std::int64_t w : wide) t += w;
+            hits[3] += t;
+          });
+          sent[3] += 12 * v + 66;
+          break;
+        }
+      }
+    }
+    l.done();
+    l.wait();
+  }
+  for (int k = 0; k < 4; ++k) {
+    const std::int64_t got = sum_over_pes(hits[static_cast<std::size_t>(k)]);
+    const std::int64_t want = sum_over_pes(sent[k]);
+    EXPECT(got == want, "closure type %d: handled a sum of %lld, expected %lld", k,
+           static_cast<long long>(got), static_cast<long long>(want));
+  }
+  mr::symmetric_free(hits);
+  return failures;
+}
+
+// A selector that leaves scope without done() ends this PE's streams and waits: nothing is
+// lost, also for a mailbox fed only by handlers.
+int destructor_ends_streams() {
+  int failures = 0;
+  constexpr std::int64_t k = 4000;
+  std::int64_t first = 0, second = 0;
+  {
+    mr::selector sel{mr::mailbox<std::int64_t>([&](std::int64_t v, mr::pe from, auto& self) {
+                       first += v;
+                       self.template send<1>(from, v);
+                     }),
+                     mr::mailbox<std::int64_t>([&](std::int64_t v) { second += v; })};
+    for (int p = 0; p < g_pes; ++p)
+      for (std::int64_t i = 0; i < k; ++i) sel.send<0>(mr::pe(p), 1);
+  }
+  EXPECT(first == k * g_pes, "first mailbox handled %lld, expected %lld",
+         static_cast<long long>(first), static_cast<long long>(k * g_pes));
+  EXPECT(second == k * g_pes, "second mailbox handled %lld, expected %lld",
+         static_cast<long long>(second), static_cast<long long>(k * g_pes));
+  return failures;
+}
+
+// PE 0 constructs and sends at once while the others sleep before constructing: messages that
+// arrive before the local constructor ran are kept, not lost.
+int early_messages_are_kept() {
+  int failures = 0;
+  constexpr std::int64_t k = 20000;
+  if (g_me != 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::int64_t got = 0, replies = 0;
+  mr::selector sel{mr::mailbox<std::int64_t>([&](std::int64_t v, mr::pe from, auto& self) {
+                     got += v;
+                     self.template send<1>(from, v);
+                   }),
+                   mr::mailbox<std::int64_t>([&](std::int64_t) { ++replies; })};
+  mr::actor<> lambda_actor;
+  auto lambda_hits = mr::symmetric_array<std::int64_t>(1);
+  if (g_me == 0) {
+    for (int p = 0; p < g_pes; ++p) {
+      for (std::int64_t i = 1; i <= k; ++i) sel.send<0>(mr::pe(p), i);
+      lambda_actor.send(mr::pe(p), [=] { lambda_hits[0] += 1; });
+    }
+  }
+  sel.done<0>();
+  lambda_actor.done();
+  sel.wait();
+  lambda_actor.wait();
+  EXPECT(got == k * (k + 1) / 2, "handled a sum of %lld, expected %lld",
+         static_cast<long long>(got), static_cast<long long>(k * (k + 1) / 2));
+  EXPECT(g_me != 0 || replies == k * g_pes, "PE 0 got %lld replies, expected %lld",
+         static_cast<long long>(replies), static_cast<long long>(k * g_pes));
+  EXPECT(lambda_hits[0] == 1, "lambda ran %lld times", static_cast<long long>(lambda_hits[0]));
+  return failures;
+}
+
+// The standalone conveyor in Bale's loop: a histogram, then an index-gather whose replies are
+// pushed from the pull loop (with unpull when the reply cannot be pushed yet).
+int conveyor_loops() {
+  int failures = 0;
+  constexpr std::int64_t n = 30000, slots = 500;
+  auto indices_of = [&](int p) {
+    std::mt19937_64 rng(77 + static_cast<std::uint64_t>(p));
+    std::vector<std::int64_t> out(n);
+    for (auto& g : out) g = static_cast<std::int64_t>(rng() % (slots * g_pes));
+    return out;
+  };
+  const auto index = indices_of(g_me);
+  {
+    std::vector<std::int64_t> histo(slots, 0), expected(slots, 0);
+    for (int p = 0; p < g_pes; ++p)
+      for (std::int64_t g : indices_of(p))
+        if (g % g_pes == g_me) ++expected[static_cast<std::size_t>(g / g_pes)];
+    mr::conveyor<std::int64_t> conv;
+    std::int64_t i = 0, wrong_from = 0;
+    while (conv.advance(i == n)) {
+      for (; i < n; ++i)
+        if (!conv.push(index[i] / g_pes, mr::pe(index[i] % g_pes))) break;
+      std::int64_t slot = 0;
+      mr::pe from;
+      while (conv.pull(slot, from)) {
+        ++histo[static_cast<std::size_t>(slot)];
+        wrong_from += from.rank() < 0 || from.rank() >= g_pes;
+      }
+    }
+    EXPECT(histo == expected && wrong_from == 0, "conveyor histogram differs from the recount");
+  }
+  {
+    struct request {
+      std::int64_t col, slot;
+    };
+    struct reply {
+      std::int64_t slot, value;
+    };
+    mr::conveyor<request> requests;
+    mr::conveyor<reply> replies;
+    std::vector<std::int64_t> gather(n, -1);
+    std::int64_t i = 0;
+    bool more_requests = true, more_replies = true;
+    while (more_requests || more_replies) {
+      more_requests = requests.advance(i == n);
+      more_replies = replies.advance(!more_requests);
+      for (; i < n; ++i)
+        if (!requests.push(request{index[i] / g_pes, i}, mr::pe(index[i] % g_pes))) break;
+      request q;
+      mr::pe from;
+      while (requests.pull(q, from)) {
+        if (!replies.push(reply{q.slot, (q.col * g_pes + g_me) * 5}, from)) {
+          requests.unpull();
+          break;
+        }
+      }
+      reply r;
+      while (replies.pull(r, from)) gather[static_cast<std::size_t>(r.slot)] = r.value;
+    }
+    std::int64_t bad = 0;
+    for (std::int64_t j = 0; j < n; ++j) bad += gather[j] != index[j] * 5;
+    EXPECT(bad == 0, "conveyor index-gather: %lld of %lld wrong", static_cast<long long>(bad),
+           static_cast<long long>(n));
+  }
+  return failures;
+}
+
+// Symmetric arrays sit at the same address on every PE; freeing gives the space back, a new
+// array is zeroed, and live arrays are never overlapped.
+int symmetric_memory() {
+  int failures = 0;
+  auto same_everywhere = [](const void* p) {
+    std::uint64_t v[2] = {reinterpret_cast<std::uint64_t>(p), ~reinterpret_cast<std::uint64_t>(p)};
+    MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    return v[0] == reinterpret_cast<std::uint64_t>(p) &&
+           ~v[1] == reinterpret_cast<std::uint64_t>(p);
+  };
+  auto a = mr::symmetric_array<std::int64_t>(1000);
+  auto b = mr::symmetric_array<double>(333);
+  EXPECT(same_everywhere(a.data()) && same_everywhere(b.data()), "addresses differ between PEs");
+  EXPECT(a.size() == 1000 && b.size() == 333, "sizes %zu and %zu", a.size(), b.size());
+  EXPECT(b.data() + 0 >= reinterpret_cast<double*>(a.end()) ||
+             reinterpret_cast<std::int64_t*>(b.end()) <= a.data(),
+         "two live arrays overlap");
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<std::int64_t>(i) + 1;
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = 0.5 * static_cast<double>(i) + 1;
+
+  // Free the older one first: the younger stays live and must not be reused or clobbered.
+  std::int64_t* const a_old = a.data();
+  mr::symmetric_free(a);
+  EXPECT(a.data() == nullptr && a.size() == 0, "symmetric_free left the handle set");
+  auto c = mr::symmetric_array<std::int64_t>(2000);
+  EXPECT(same_everywhere(c.data()), "address after free differs between PEs");
+  EXPECT(reinterpret_cast<std::byte*>(c.data()) >= reinterpret_cast<std::byte*>(b.end()) ||
+             reinterpret_cast<std::byte*>(c.end()) <= reinterpret_cast<std::byte*>(b.data()),
+         "a new array overlaps a live one");
+  std::int64_t nonzero = 0, b_changed = 0;
+  for (std::size_t i = 0; i < c.size(); ++i) nonzero += c[i] != 0;
+  for (std::size_t i = 0; i < b.size(); ++i) b_changed += b[i] != 0.5 * static_cast<double>(i) + 1;
+  EXPECT(nonzero == 0, "%lld elements of a new array are not zero",
+         static_cast<long long>(nonzero));
+  EXPECT(b_changed == 0, "%lld elements of a live array changed",
+         static_cast<long long>(b_changed));
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] = -1;
+
+  // Free everything: a new, larger array reuses the space from the start, zeroed.
+  mr::symmetric_free(c);
+  mr::symmetric_free(b);
+  auto d = mr::symmetric_array<std::int64_t>(5000);
+  EXPECT(d.data() == a_old, "after freeing every array, a new one starts at %p, not %p",
+         static_cast<void*>(d.data()), static_cast<void*>(a_old));
+  nonzero = 0;
+  for (std::size_t i = 0; i < d.size(); ++i) nonzero += d[i] != 0;
+  EXPECT(nonzero == 0, "%lld elements of a reused array are not zero",
+         static_cast<long long>(nonzero));
+  // The memory is real and remote writes land in it: every PE writes its rank into slot `me` of
+  // every PE.
+  {
+    mr::actor<> l;
+    const std::int64_t me = g_me;
+    for (int p = 0; p < g_pes; ++p)
+      l.send(mr::pe(p), [=] { d[static_cast<std::size_t>(me)] = me + 1; });
+    l.done();
+    l.wait();
+  }
+  std::int64_t wrong = 0;
+  for (int p = 0; p < g_pes; ++p) wrong += d[static_cast<std::size_t>(p)] != p + 1;
+  EXPECT(wrong == 0, "%lld remote writes missing", static_cast<long long>(wrong));
+  mr::symmetric_free(d);
+  return failures;
+}
+
+// 100000 dependent messages, each sent by the previous one's handler to the next PE's mailbox:
+// the self-loop terminates by quiescence, and local delivery never recurses.
+int long_dependent_chain() {
+  int failures = 0;
+  constexpr std::int64_t hops = 100000;
+  std::int64_t handled = 0, last_seen = -1;
+  mr::selector chain{mr::graph{{0, 0}},
+                     mr::mailbox<std::int64_t>([&](std::int64_t left, mr::pe, auto& self) {
+                       ++handled;
+                       if (left == 0) last_seen = handled;
+                       if (left > 0) self.template send<0>(mr::pe((g_me + 1) % g_pes), left - 1);
+                     })};
+  if (g_me == 0) chain.send<0>(mr::pe(0), hops);
+  chain.done<0>();
+  chain.wait();
+  const std::int64_t total = sum_over_pes(handled);
+  EXPECT(total == hops + 1, "%lld messages handled, expected %lld", static_cast<long long>(total),
+         static_cast<long long>(hops + 1));
+  EXPECT(sum_over_pes(last_seen >= 0 ? 1 : 0) == 1, "the last message was not seen exactly once");
+  return failures;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  mr::runtime rt(argc, argv);
+  g_me = mr::this_pe().rank();
+  g_pes = mr::num_pes();
+  struct named {
+    const char* name;
+    int (*run)();
+  };
+  const named checks[] = {{"finish_waits_for_two_selectors", finish_waits_for_two_selectors},
+                          {"yield_runs_handlers", yield_runs_handlers},
+                          {"erased_handlers", erased_handlers},
+                          {"mixed_lambda_types", mixed_lambda_types},
+                          {"destructor_ends_streams", destructor_ends_streams},
+                          {"early_messages_are_kept", early_messages_are_kept},
+                          {"conveyor_loops", conveyor_loops},
+                          {"symmetric_memory", symmetric_memory},
+                          {"long_dependent_chain", long_dependent_chain}};
+  int failed = 0;
+  for (const auto& c : checks) {
+    const double t0 = mr::wtime();
+    const std::int64_t f = sum_over_pes(c.run());
+    const double t = mr::wtime() - t0;
+    if (g_me == 0) std::printf("%-32s %s  %.2f s\n", c.name, f == 0 ? "PASSED" : "FAILED", t);
+    std::fflush(stdout);
+    failed += f != 0;
+  }
+  return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,192 @@
+// Exactly-once delivery: random traffic into a selector whose graph has a chain (A -> B) that
+// feeds a 2-cycle (B -> C <-> D) and a self-loop (S -> S). Every message must be handled once, on
+// the PE it was sent to, with the right sender; per-mailbox counts and sums are checked against
+// what the senders computed.
+#include <mailroom/mailroom.hpp>
+
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+
+namespace mr = mailroom;
+
+namespace {
+
+enum box : int { a_box, b_box, s_box, c_box, d_box, box_count };
+constexpr std::array<const char*, box_count> box_names{
+    "A (chain head)", "B (chain, feeds C)", "S (self-loop)", "C (2-cycle)", "D (2-cycle)"};
+
+struct message {
+  std::uint64_t payload;
+  std::int32_t dest;    // the PE the message was sent to
+  std::int32_t origin;  // the PE that sent it
+  std::int32_t ttl;     // forwards still to do (the chain: hops done so far)
+  std::int32_t pad = 0;
+};
+
+// What a mailbox saw (or should see), summed over PEs: count, payload sum and a hash sum, so
+// that a lost message and a duplicated one cannot cancel out.
+struct tally {
+  std::array<std::uint64_t, box_count> count{}, sum{}, hash{};
+  void add(int b, std::uint64_t payload, std::uint64_t times = 1) {
+    count[b] += times;
+    sum[b] += payload * times;
+    hash[b] += mix(payload) * times;
+  }
+  static std::uint64_t mix(std::uint64_t x) {
+    x ^= x >> 31;
+    x *= 0x7fb5d329728ea185ull;
+    x ^= x >> 27;
+    return x;
+  }
+  void allreduce() {
+    for (auto* v : {&count, &sum, &hash})
+      MPI_Allreduce(MPI_IN_PLACE, v->data(), box_count, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  }
+};
+
+// B forwards every message into the cycle with a ttl its sender can predict.
+std::int32_t cycle_ttl_after_b(std::uint64_t payload) {
+  return static_cast<std::int32_t>(payload % 5);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  mr::runtime rt(argc, argv);
+  const int me = mr::this_pe().rank();
+  const int pes = mr::num_pes();
+  const std::int64_t n = argc > 1 ? std::atoll(argv[1]) : 20000;
+  // Unequal senders, one of them silent (at 2 PEs and more): empty streams must terminate too.
+  const std::int64_t n_here = me % 3 == 1 ? 0 : n + 97 * me;
+
+  std::mt19937_64 rng(0x5eed + static_cast<std::uint64_t>(me));
+  auto random_pe = [&] { return mr::pe(static_cast<int>(rng() % static_cast<unsigned>(pes))); };
+  tally seen, expected;
+  // A message entering C with ttl t visits C, D, C, ... t + 1 times in all.
+  auto add_cycle_visits = [&](std::uint64_t payload, std::int32_t ttl) {
+    expected.add(c_box, payload, static_cast<std::uint64_t>(ttl) / 2 + 1);
+    expected.add(d_box, payload, (static_cast<std::uint64_t>(ttl) + 1) / 2);
+  };
+  std::int64_t wrong_pe = 0, wrong_sender = 0, wrong_hops = 0;
+
+  // Records a message in mailbox b; checks it reached the PE it was addressed to, from `from`.
+  auto receive = [&](int b, const message& m, mr::pe from) {
+    seen.add(b, m.payload);
+    wrong_pe += m.dest != me;
+    wrong_sender += m.origin != from.rank() || m.origin != mr::sender().rank();
+  };
+  auto forward = [&](const message& m, std::int32_t ttl) {
+    const mr::pe to = random_pe();
+    return message{m.payload, to.rank(), me, ttl};
+  };
+
+  mr::selector sel{
+      mr::graph{{{a_box, b_box}, {b_box, c_box}, {s_box, s_box}, {c_box, d_box}, {d_box, c_box}},
+                {a_box, s_box, c_box}},
+      mr::mailbox<message>([&](const message& m, mr::pe from, auto& self) {
+        receive(a_box, m, from);
+        const message f = forward(m, m.ttl + 1);
+        self.template send<b_box>(mr::pe(f.dest), f);
+      }),
+      mr::mailbox<message>([&](const message& m, mr::pe from, auto& self) {
+        receive(b_box, m, from);
+        wrong_hops += m.ttl != 1;
+        const message f = forward(m, cycle_ttl_after_b(m.payload));
+        self.template send<c_box>(mr::pe(f.dest), f);
+      }),
+      mr::mailbox<message>([&](const message& m, mr::pe from, auto& self) {
+        receive(s_box, m, from);
+        if (m.ttl > 0) {
+          const message f = forward(m, m.ttl - 1);
+          self.template send<s_box>(mr::pe(f.dest), f);
+        }
+      }),
+      mr::mailbox<message>([&](const message& m, mr::pe from, auto& self) {
+        receive(c_box, m, from);
+        if (m.ttl > 0) {
+          const message f = forward(m, m.ttl - 1);
+          self.template send<d_box>(mr::pe(f.dest), f);
+        }
+      }),
+      mr::mailbox<message>([&](const message& m, mr::pe from, auto& self) {
+        receive(d_box, m, from);
+        if (m.ttl > 0) {
+          const message f = forward(m, m.ttl - 1);
+          self.template send<c_box>(mr::pe(f.dest), f);
+        }
+      })};
+
+  // Only the declared entries A, S and C are fed from outside (C also from B's handler).
+  for (std::int64_t i = 0; i < n_here; ++i) {
+    const std::uint64_t payload = rng();
+    const auto ttl = static_cast<std::int32_t>(rng() % 8);
+    const mr::pe to = random_pe();
+    switch (rng() % 3) {
+      case 0:
+        sel.send<a_box>(to, message{payload, to.rank(), me, 0});
+        expected.add(a_box, payload);
+        expected.add(b_box, payload);
+        add_cycle_visits(payload, cycle_ttl_after_b(payload));
+        break;
+      case 1:
+        sel.send<s_box>(to, message{payload, to.rank(), me, ttl});
+        expected.add(s_box, payload, static_cast<std::uint64_t>(ttl) + 1);
+        break;
+      default:
+        sel.send<c_box>(to, message{payload, to.rank(), me, ttl});
+        add_cycle_visits(payload, ttl);
+        break;
+    }
+  }
+  sel.done<a_box>();
+  sel.done<s_box>();
+  sel.done<c_box>();
+  sel.wait();
+
+  int failures = 0;
+  if (!sel.finished()) {
+    std::printf("rank %d: wait() returned but the selector is not finished\n", me);
+    ++failures;
+  }
+  seen.allreduce();
+  expected.allreduce();
+  std::int64_t bad[3] = {wrong_pe, wrong_sender, wrong_hops};
+  MPI_Allreduce(MPI_IN_PLACE, bad, 3, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (me == 0) {
+    for (int b = 0; b < box_count; ++b) {
+      if (seen.count[b] != expected.count[b] || seen.sum[b] != expected.sum[b] ||
+          seen.hash[b] != expected.hash[b]) {
+        std::printf(
+            "mailbox %s: handled %llu messages (expected %llu), payload sum %llu "
+            "(expected %llu), hash sum %llu (expected %llu)\n",
+            box_names[b], static_cast<unsigned long long>(seen.count[b]),
+            static_cast<unsigned long long>(expected.count[b]),
+            static_cast<unsigned long long>(seen.sum[b]),
+            static_cast<unsigned long long>(expected.sum[b]),
+            static_cast<unsigned long long>(seen.hash[b]),
+            static_cast<unsigned long long>(expected.hash[b]));
+        ++failures;
+      }
+    }
+    const char* what[3] = {"handled on a PE other than the one addressed",
+                           "with a wrong sender (from or mr::sender())",
+                           "in B with a wrong hop count"};
+    for (int k = 0; k < 3; ++k) {
+      if (bad[k] != 0) {
+        std::printf("%lld messages %s\n", static_cast<long long>(bad[k]), what[k]);
+        ++failures;
+      }
+    }
+    std::uint64_t total = 0;
+    for (auto c : seen.count) total += c;
+    std::printf("exactly_once: %d PEs, %llu messages handled: %s\n", pes,
+                static_cast<unsigned long long>(total), failures == 0 ? "PASSED" : "FAILED");
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  return failures == 0 ? 0 : 1;
+}
