@@ -1,6 +1,7 @@
 // The cost of each API layer on the same histogram, measured in one run: the raw conveyor (a
 // hand-written push/pull/advance loop), the selector API (typed messages, inlined handler) and
-// lambda messages. Barrier to barrier, slowest PE, median of the repetitions.
+// lambda messages. Barrier to barrier, slowest PE, median of the repetitions, the order of the
+// variants rotated every repetition.
 #include <mailroom/mailroom.hpp>
 #include <mpi.h>
 
@@ -42,7 +43,7 @@ int main(int argc, char** argv) {
   auto h = mr::symmetric_array<std::int64_t>(T);
 
   std::vector<double> t_conv, t_sel, t_lam;
-  for (int r = 0; r < reps; ++r) {
+  auto run_conveyor = [&] {
     t_conv.push_back(timed([&] {
       mr::conveyor<std::int64_t> c;
       std::int64_t i = 0, item = 0;
@@ -53,12 +54,16 @@ int main(int argc, char** argv) {
         while (c.pull(item, from)) histo[item] += 1;
       }
     }));
+  };
+  auto run_selector = [&] {
     t_sel.push_back(timed([&] {
       mr::actor a{mr::mailbox<std::int64_t>([&](std::int64_t slot) { histo[slot] += 1; })};
       for (auto g : index) a.send(mr::pe(g % P), g / P);
       a.done();
       a.wait();
     }));
+  };
+  auto run_lambda = [&] {
     t_lam.push_back(timed([&] {
       mr::actor<> l;
       for (auto g : index) {
@@ -68,6 +73,16 @@ int main(int argc, char** argv) {
       l.done();
       l.wait();
     }));
+  };
+  // Rotate the order every repetition, so that no variant always runs first or last.
+  for (int r = 0; r < reps; ++r) {
+    for (int k = 0; k < 3; ++k) {
+      switch ((r + k) % 3) {
+        case 0: run_conveyor(); break;
+        case 1: run_selector(); break;
+        default: run_lambda(); break;
+      }
+    }
   }
   std::int64_t local = 0, total = 0;
   for (std::int64_t i = 0; i < T; ++i) local += histo[i] + h[i];
