@@ -60,7 +60,7 @@ TEST(LambdaEntry, StrideIsTheIdPlusTheClosureRoundedUpToFourBytes) {
 }
 
 TEST(LambdaEntry, SizeAndNameDescribeTheClosureType) {
-  const int x = 3;
+  int x = 3;  // not const: a constant would not need capturing
   const auto f = [x] { (void)x; };
   const auto g = [x] { (void)(x + 1); };
   EXPECT_EQ(entry_of(f).size, sizeof(f));
