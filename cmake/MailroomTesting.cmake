@@ -13,10 +13,15 @@ if(_mailroom_mpiexec_version MATCHES "Open MPI|OpenRTE")
                         OMPI_MCA_rmaps_base_oversubscribe=1)
 endif()
 
-# mailroom_add_mpi_test(name SOURCES a.cpp ... RANKS 1 2 3 4 [ARGS ...] [TIMEOUT s]
-#                       [LIBS ...] [WILL_FAIL_WITH regex] [ENV VAR=value ...])
+# mailroom_add_mpi_test(name SOURCES a.cpp ... | TARGET existing-target
+#                       RANKS 1 2 3 4 [ARGS ...] [TIMEOUT s] [LIBS ...]
+#                       [WILL_FAIL_WITH regex] [ENV VAR=value ...])
 function(mailroom_add_mpi_test name)
-  cmake_parse_arguments(T "" "TIMEOUT;WILL_FAIL_WITH" "SOURCES;RANKS;ARGS;LIBS;ENV" ${ARGN})
+  cmake_parse_arguments(T "" "TIMEOUT;WILL_FAIL_WITH;TARGET" "SOURCES;RANKS;ARGS;LIBS;ENV" ${ARGN})
+  set(target ${name})
+  if(T_TARGET)
+    set(target ${T_TARGET})
+  endif()
   if(NOT T_RANKS)
     set(T_RANKS 1 2 3 4)
   endif()
@@ -30,7 +35,7 @@ function(mailroom_add_mpi_test name)
   foreach(np IN LISTS T_RANKS)
     add_test(NAME ${name}.np${np}
              COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${_mailroom_oversubscribe}
-                     ${MAILROOM_MPIEXEC_FLAGS} ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${name}>
+                     ${MAILROOM_MPIEXEC_FLAGS} ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${target}>
                      ${MPIEXEC_POSTFLAGS} ${T_ARGS})
     set_tests_properties(${name}.np${np} PROPERTIES TIMEOUT ${T_TIMEOUT} PROCESSORS 1
                          ENVIRONMENT "${_mailroom_mpi_env};${T_ENV}" LABELS mpi)
@@ -38,7 +43,7 @@ function(mailroom_add_mpi_test name)
       # The job must exit non-zero (checked by WILL_FAIL) and print the expected message.
       set_tests_properties(${name}.np${np} PROPERTIES WILL_FAIL ON)
       add_test(NAME ${name}.np${np}.message
-               COMMAND ${CMAKE_COMMAND} -DCMD=$<TARGET_FILE:${name}> -DNP=${np}
+               COMMAND ${CMAKE_COMMAND} -DCMD=$<TARGET_FILE:${target}> -DNP=${np}
                        -DMPIEXEC=${MPIEXEC_EXECUTABLE} "-DFLAGS=${_mailroom_oversubscribe}"
                        "-DARGS=${T_ARGS}" "-DEXPECT=${T_WILL_FAIL_WITH}"
                        -P ${PROJECT_SOURCE_DIR}/cmake/expect_failure.cmake)

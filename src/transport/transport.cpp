@@ -104,6 +104,17 @@ std::int64_t allreduce(std::int64_t v, MPI_Op op) {
 std::int64_t allreduce_min(std::int64_t v) { return allreduce(v, MPI_MIN); }
 std::int64_t allreduce_max(std::int64_t v) { return allreduce(v, MPI_MAX); }
 std::int64_t allreduce_sum(std::int64_t v) { return allreduce(v, MPI_SUM); }
+double allreduce_max(double v) {
+  double out = 0;
+  MAILROOM_MPI(MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  return out;
+}
+
+void reduce_scatter_sum(const std::int64_t* in, std::int64_t* out, std::size_t block) {
+  MAILROOM_MPI(MPI_Reduce_scatter_block(in, out, static_cast<int>(block), MPI_INT64_T, MPI_SUM,
+                                        MPI_COMM_WORLD));
+}
+
 void broadcast(void* data, std::size_t bytes, int root) {
   MAILROOM_MPI(MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, root, MPI_COMM_WORLD));
 }

@@ -1,0 +1,241 @@
+// mailroom-bench: parses the command line, runs every requested variant of one mini-app on the
+// same input with the same timer and checker, prints a table on rank 0 and writes JSON.
+#include "common/driver.hpp"
+
+#include <mailroom/mailroom.hpp>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+namespace mailroom::apps {
+
+namespace {
+
+// Before MPI is up the rank is only in the launcher's environment; print on rank 0 only.
+bool launcher_rank_zero() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (const char* s = std::getenv(v)) return std::string_view(s) == "0";
+  return true;
+}
+
+struct settings {
+  std::string app;
+  std::int64_t n = -1, table = -1;
+  std::uint64_t seed = 1;
+  std::vector<std::string> variants;
+  int reps = 3;
+  std::string json;
+  bool quick = false;
+};
+
+struct variant_result {
+  std::string name;
+  std::vector<double> seconds;  // slowest PE, per repetition
+  bool passed = true;
+  [[nodiscard]] double median() const {
+    auto s = seconds;
+    std::sort(s.begin(), s.end());
+    return s.empty() ? 0 : s[s.size() / 2];
+  }
+  [[nodiscard]] double min() const { return *std::min_element(seconds.begin(), seconds.end()); }
+  [[nodiscard]] double max() const { return *std::max_element(seconds.begin(), seconds.end()); }
+};
+
+std::int64_t peak_rss_bytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<std::int64_t>(u.ru_maxrss) * 1024;
+}
+
+std::string hostname() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return name;
+}
+
+// Fails with a one-line message and status 2, as every command-line error does.
+[[noreturn]] void usage_error(const std::string& what) {
+  if (launcher_rank_zero()) std::fprintf(stderr, "mailroom-bench: error: %s\n", what.c_str());
+  std::exit(2);
+}
+
+void write_json(const settings& st, const app_info& app, const sizes& sz,
+                const std::vector<variant_result>& results, std::int64_t rss,
+                std::int64_t pool_peak) {
+  using nlohmann::json;
+  json j;
+  j["app"] = app.name;
+  j["machine"] = {{"hostname", hostname()},
+                  {"cores", std::thread::hardware_concurrency()},
+                  {"mpi", transport::library_version()},
+                  {"nodes", transport::layout().nodes}};
+  j["pes"] = num_pes();
+  j["sizes"] = {{"ops_per_pe", sz.n}, {"table_per_pe", sz.table_per_pe}};
+  j["seed"] = sz.seed;
+  j["reps"] = st.reps;
+  j["operation"] = app.op;
+  const auto& cfg = current_config();
+  j["config"] = {{"buffer_bytes", cfg.buffer_bytes},
+                 {"credits", cfg.credits},
+                 {"budget_bytes", cfg.budget_bytes}};
+  j["memory"] = {{"peak_rss_bytes_max_pe", rss}, {"aggregation_peak_bytes_max_pe", pool_peak}};
+  double naive = 0;
+  for (const auto& r : results)
+    if (r.name == "naive" && r.passed) naive = r.median();
+  j["variants"] = json::array();
+  for (const auto& r : results) {
+    json v = {{"name", r.name},
+              {"check", r.passed ? "PASSED" : "FAILED"},
+              {"seconds", r.seconds}};
+    if (r.passed) {
+      v["median_s"] = r.median();
+      v["min_s"] = r.min();
+      v["max_s"] = r.max();
+      v["ns_per_op_per_pe"] = r.median() * 1e9 / static_cast<double>(std::max<std::int64_t>(sz.n, 1));
+      if (naive > 0) v["speedup_vs_naive"] = naive / r.median();
+    }
+    j["variants"].push_back(v);
+  }
+  std::ofstream out(st.json);
+  if (!out) MAILROOM_FAIL("cannot write the JSON file '{}'", st.json);
+  out << j.dump(2) << '\n';
+}
+
+void print_table(const app_info& app, const sizes& sz, const std::vector<variant_result>& results,
+                 int reps) {
+  fmt::print("{}: {} PEs, {} {}s per PE, {} table elements per PE, seed {}, median of {}\n",
+             app.name, num_pes(), sz.n, app.op, sz.table_per_pe, sz.seed, reps);
+  fmt::print("{:<10} {:>10} {:>10} {:>10} {:>14} {:>9}  {}\n", "variant", "median s", "min s",
+             "max s", fmt::format("ns/{}/PE", app.op), "vs naive", "check");
+  double naive = 0;
+  for (const auto& r : results)
+    if (r.name == "naive" && r.passed) naive = r.median();
+  for (const auto& r : results) {
+    if (!r.passed) {
+      fmt::print("{:<10} {:>10} {:>10} {:>10} {:>14} {:>9}  FAILED\n", r.name, "-", "-", "-", "-",
+                 "-");
+      continue;
+    }
+    const double ns = r.median() * 1e9 / static_cast<double>(std::max<std::int64_t>(sz.n, 1));
+    const std::string speedup = naive > 0 ? fmt::format("{:.2f}x", naive / r.median()) : "-";
+    fmt::print("{:<10} {:>10.4f} {:>10.4f} {:>10.4f} {:>14.2f} {:>9}  PASSED\n", r.name,
+               r.median(), r.min(), r.max(), ns, speedup);
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int run_driver(int argc, char** argv) {
+  const std::vector<app_info> apps = {histogram_app(), index_gather_app()};
+
+  CLI::App cli{"mailroom-bench: the Bale mini-apps in every variant, timed and checked.\n"
+               "Run under mpirun, e.g.: mpirun -n 2 mailroom-bench histogram --reps 5"};
+  cli.require_subcommand(1);
+  settings st;
+  std::map<std::string, CLI::App*> subs;
+  for (const auto& a : apps) {
+    CLI::App* sub = cli.add_subcommand(a.name, a.summary);
+    sub->add_option("-n,--ops", st.n, fmt::format("{}s per PE (default {})", a.op, a.default_n))
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{4'000'000'000}));
+    sub->add_option("-T,--table", st.table,
+                    fmt::format("table elements per PE (default {})", a.default_table))
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{4'000'000'000}));
+    sub->add_option("-s,--seed", st.seed, "seed of the input (default 1)");
+    std::string all;
+    for (const auto& v : a.variants) all += (all.empty() ? "" : ",") + v;
+    sub->add_option("--variants", st.variants,
+                    fmt::format("comma-separated variants to run (default all: {})", all))
+        ->delimiter(',');
+    sub->add_option("--reps", st.reps, "timed repetitions per variant (default 3)")
+        ->check(CLI::Range(1, 1000));
+    sub->add_option("--json", st.json, "also write the results as JSON to this file");
+    sub->add_flag("--quick", st.quick,
+                  fmt::format("small sizes for tests ({} {}s, {} elements per PE)", a.quick_n,
+                              a.op, a.quick_table));
+    subs[a.name] = sub;
+  }
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    if (launcher_rank_zero()) cli.exit(e);
+    return 0;
+  } catch (const CLI::CallForAllHelp& e) {
+    if (launcher_rank_zero()) cli.exit(e);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::string what = e.what();
+    if (auto nl = what.find('\n'); nl != std::string::npos) what.resize(nl);
+    usage_error(what + " (see --help)");
+  }
+  const app_info* app = nullptr;
+  for (const auto& a : apps)
+    if (subs[a.name]->parsed()) app = &a;
+  if (st.variants.empty()) st.variants = app->variants;
+  for (const auto& v : st.variants)
+    if (std::find(app->variants.begin(), app->variants.end(), v) == app->variants.end())
+      usage_error(fmt::format("unknown variant '{}' for {} (known: {})", v, app->name,
+                              fmt::join(app->variants, ", ")));
+  sizes sz;
+  sz.n = st.n >= 0 ? st.n : (st.quick ? app->quick_n : app->default_n);
+  sz.table_per_pe = st.table >= 0 ? st.table : (st.quick ? app->quick_table : app->default_table);
+  sz.seed = st.seed;
+  // Refuse sizes this machine cannot hold before allocating them.
+  const double need = 32.0 * static_cast<double>(sz.n) + 16.0 * static_cast<double>(sz.table_per_pe);
+  const double have = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  if (need > have)
+    usage_error(fmt::format("{} {}s and {} table elements per PE need about {:.1f} GiB per PE; "
+                            "this machine has {:.1f} GiB",
+                            sz.n, app->op, sz.table_per_pe, need / (1 << 30), have / (1 << 30)));
+
+  runtime rt(argc, argv);
+  const bool root = this_pe().rank() == 0;
+  auto bench = app->make();
+  bench->prepare(sz);
+  std::vector<variant_result> results;
+  for (const auto& v : st.variants) {
+    variant_result r{v, {}, true};
+    for (int rep = 0; rep < st.reps && r.passed; ++rep) {
+      bench->reset();
+      barrier();
+      const double t0 = wtime();
+      bench->run(v);
+      barrier();
+      const double dt = transport::allreduce_max(wtime() - t0);
+      r.passed = bench->check(v);  // a failed check is never timed as a success
+      if (r.passed) r.seconds.push_back(dt);
+      if (root && dt > 1.0)
+        std::fprintf(stderr, "[%s] %s: repetition %d of %d took %.2f s\n", app->name.c_str(),
+                     v.c_str(), rep + 1, st.reps, dt);
+    }
+    results.push_back(std::move(r));
+  }
+  const std::int64_t rss = transport::allreduce_max(peak_rss_bytes());
+  const auto pool = transport::allreduce_max(
+      static_cast<std::int64_t>(detail::exchange::get().peak_pool_bytes()));
+  if (root) {
+    print_table(*app, sz, results, st.reps);
+    fmt::print("peak RSS {:.1f} MiB, aggregation buffers peak {:.2f} MiB (budget {:.0f} MiB), "
+               "slowest PE each\n",
+               static_cast<double>(rss) / (1 << 20), static_cast<double>(pool) / (1 << 20),
+               static_cast<double>(current_config().budget_bytes) / (1 << 20));
+    if (!st.json.empty()) write_json(st, *app, sz, results, rss, pool);
+  }
+  bench.reset();
+  const bool all_passed =
+      std::all_of(results.begin(), results.end(), [](const auto& r) { return r.passed; });
+  return all_passed ? 0 : 1;
+}
+
+}  // namespace mailroom::apps

@@ -1,0 +1,82 @@
+// The benchmark driver shared by every mini-app: one input per run generated from the seed before
+// timing, the same timer (barrier to barrier, slowest PE, median of repetitions) and an exact
+// checker for every variant; a table on rank 0 and, on request, JSON.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mailroom::apps {
+
+struct sizes {
+  std::int64_t n = 0;             ///< operations per PE
+  std::int64_t table_per_pe = 0;  ///< table elements per PE
+  std::uint64_t seed = 1;
+};
+
+/// One mini-app as the driver sees it. Every call is collective (every PE, same order).
+class kernel_bench {
+ public:
+  virtual ~kernel_bench() = default;
+  /// Generates this PE's input and whatever the checker needs (untimed).
+  virtual void prepare(const sizes& s) = 0;
+  /// Clears the outputs before a run (untimed).
+  virtual void reset() = 0;
+  /// Runs one variant (timed).
+  virtual void run(std::string_view variant) = 0;
+  /// True on every PE when the variant's output is exactly right everywhere.
+  virtual bool check(std::string_view variant) = 0;
+};
+
+/// How the driver knows a mini-app.
+struct app_info {
+  std::string name;     ///< the subcommand
+  std::string summary;  ///< one line for --help
+  std::string op;       ///< what one operation is ("update", "read")
+  std::int64_t default_n, default_table;  ///< the paper's sizes (per PE)
+  std::int64_t quick_n, quick_table;      ///< --quick
+  std::vector<std::string> variants;      ///< in the order they run and print
+  std::function<std::unique_ptr<kernel_bench>()> make;
+};
+
+/// Every mini-app (defined next to each app's bench.cpp).
+app_info histogram_app();
+app_info index_gather_app();
+
+/// mailroom-bench's main.
+int run_driver(int argc, char** argv);
+
+/// The input generator every app uses: a 64-bit stream seeded by (seed, PE), so the input does
+/// not depend on the variant; below(range) is uniform in [0, range).
+class input_stream {
+ public:
+  input_stream(std::uint64_t seed, int pe) {
+    std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+                      static_cast<std::uint32_t>(pe), 0x6d61696cu};
+    rng_.seed(seq);
+  }
+  std::uint64_t next() { return rng_(); }
+  std::int64_t below(std::int64_t range) {
+    // Lemire's multiply-shift: uniform enough, and the same on every platform.
+    __extension__ using u128 = unsigned __int128;
+    return static_cast<std::int64_t>((static_cast<u128>(rng_()) * static_cast<std::uint64_t>(range)) >> 64);
+  }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+/// A value that depends on every bit of g and the seed (the index-gather table's contents).
+inline std::int64_t mix(std::uint64_t g, std::uint64_t seed) {
+  std::uint64_t z = g + 0x9e3779b97f4a7c15ULL * (seed + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return static_cast<std::int64_t>((z ^ (z >> 31)) >> 1);
+}
+
+}  // namespace mailroom::apps

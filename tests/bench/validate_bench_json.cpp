@@ -1,0 +1,86 @@
+// Validates the JSON that mailroom-bench wrote: it parses, and holds what the run asked for and
+// what it says (machine, PEs, sizes, seed, every repetition, consistent statistics, memory).
+// Usage: validate_bench_json FILE APP PES REPS SEED VARIANT,VARIANT,...
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+int failures = 0;
+void expect(bool ok, const std::string& what) {
+  if (!ok) {
+    std::fprintf(stderr, "validate_bench_json: %s\n", what.c_str());
+    ++failures;
+  }
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 7) {
+    std::fprintf(stderr, "usage: %s FILE APP PES REPS SEED VARIANTS\n", argv[0]);
+    return 2;
+  }
+  std::ifstream in(argv[1]);
+  if (!in) {
+    std::fprintf(stderr, "validate_bench_json: cannot open %s\n", argv[1]);
+    return 1;
+  }
+  nlohmann::json j;
+  try {
+    in >> j;
+  } catch (const nlohmann::json::exception& e) {
+    std::fprintf(stderr, "validate_bench_json: does not parse: %s\n", e.what());
+    return 1;
+  }
+  const int pes = std::stoi(argv[3]), reps = std::stoi(argv[4]);
+  const long long seed = std::stoll(argv[5]);
+  std::vector<std::string> variants;
+  std::stringstream list(argv[6]);
+  for (std::string v; std::getline(list, v, ',');) variants.push_back(v);
+
+  expect(j.value("app", "") == argv[2], "app is not " + std::string(argv[2]));
+  expect(j.value("pes", -1) == pes, "pes is not " + std::to_string(pes));
+  expect(j.value("reps", -1) == reps, "reps is not " + std::to_string(reps));
+  expect(j.value("seed", -1LL) == seed, "seed is not " + std::to_string(seed));
+  expect(!j["machine"].value("hostname", "").empty(), "machine.hostname is empty");
+  expect(j["machine"].value("cores", 0) >= 1, "machine.cores is not positive");
+  expect(j["machine"].value("mpi", "").find("MPI") != std::string::npos,
+         "machine.mpi does not name the MPI library");
+  expect(j["sizes"].value("ops_per_pe", 0LL) > 0, "sizes.ops_per_pe is not positive");
+  expect(j["sizes"].value("table_per_pe", 0LL) > 0, "sizes.table_per_pe is not positive");
+  expect(j["memory"].value("peak_rss_bytes_max_pe", 0LL) > 0, "peak RSS missing");
+  const long long pool = j["memory"].value("aggregation_peak_bytes_max_pe", -1LL);
+  expect(pool > 0 && pool <= j["config"].value("budget_bytes", 0LL),
+         "aggregation peak missing or above the budget");
+  const auto& vs = j["variants"];
+  expect(vs.is_array() && vs.size() == variants.size(), "variants has the wrong length");
+  for (std::size_t i = 0; i < variants.size() && i < vs.size(); ++i) {
+    const auto& v = vs[i];
+    const std::string name = v.value("name", "");
+    expect(name == variants[i], "variant " + std::to_string(i) + " is not " + variants[i]);
+    expect(v.value("check", "") == "PASSED", name + " did not pass its check");
+    const auto& s = v["seconds"];
+    expect(s.is_array() && static_cast<int>(s.size()) == reps, name + ": not one time per rep");
+    double lo = 1e300, hi = -1;
+    for (const auto& t : s) {
+      lo = std::min(lo, t.get<double>());
+      hi = std::max(hi, t.get<double>());
+    }
+    expect(v.value("min_s", -1.0) == lo && v.value("max_s", -1.0) == hi,
+           name + ": min/max do not match the repetitions");
+    const double med = v.value("median_s", -1.0);
+    expect(med >= lo && med <= hi, name + ": median outside [min, max]");
+    const double ns = v.value("ns_per_op_per_pe", -1.0);
+    const double ops = j["sizes"].value("ops_per_pe", 1.0);
+    expect(ns > 0 && std::abs(ns - med * 1e9 / ops) <= 1e-6 * ns, name + ": ns per op is off");
+    expect(v.contains("speedup_vs_naive"), name + ": no speed-up over naive");
+  }
+  if (failures == 0) std::printf("bench JSON valid: %zu variants, %d reps\n", variants.size(), reps);
+  return failures == 0 ? 0 : 1;
+}
