@@ -2,8 +2,8 @@
 // hand-written push/pull/advance loop), the selector API (typed messages, inlined handler) and
 // lambda messages. Barrier to barrier, slowest PE, median of the repetitions, the order of the
 // variants rotated every repetition.
-#include <mailroom/mailroom.hpp>
 #include <mpi.h>
+#include <mailroom/mailroom.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -78,9 +78,15 @@ int main(int argc, char** argv) {
   for (int r = 0; r < reps; ++r) {
     for (int k = 0; k < 3; ++k) {
       switch ((r + k) % 3) {
-        case 0: run_conveyor(); break;
-        case 1: run_selector(); break;
-        default: run_lambda(); break;
+        case 0:
+          run_conveyor();
+          break;
+        case 1:
+          run_selector();
+          break;
+        default:
+          run_lambda();
+          break;
       }
     }
   }

@@ -1,7 +1,7 @@
 # Runs an MPI job that must fail: passes when it exits non-zero and its output matches EXPECT.
 separate_arguments(_flags UNIX_COMMAND "${FLAGS}")
-separate_arguments(_args UNIX_COMMAND "${ARGS}")
-execute_process(COMMAND ${MPIEXEC} -n ${NP} ${_flags} ${CMD} ${_args}
+# ARGS arrives as a CMake list: one element per argument.
+execute_process(COMMAND ${MPIEXEC} -n ${NP} ${_flags} ${CMD} ${ARGS}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
 if(rc EQUAL 0)
   message(FATAL_ERROR "expected a non-zero exit, got 0\n${out}\n${err}")

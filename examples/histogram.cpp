@@ -14,7 +14,7 @@ namespace mr = mailroom;
 int main(int argc, char** argv) {
   mr::runtime rt(argc, argv);
   const int P = mr::num_pes();
-  const std::int64_t T_per_pe = 1000;  // table slots per PE
+  const std::int64_t T_per_pe = 1000;                                 // table slots per PE
   const std::int64_t n = argc > 1 ? std::atoll(argv[1]) : 1'000'000;  // updates per PE
   std::mt19937_64 rng(12345 + static_cast<std::uint64_t>(mr::this_pe().rank()));
   std::uniform_int_distribution<std::int64_t> pick(0, T_per_pe * P - 1);
@@ -58,8 +58,13 @@ int main(int argc, char** argv) {
   std::int64_t sum = 0, bad = 0;
   {
     // Reduce through a tiny actor: every PE tells PE 0 its count.
-    struct count { std::int64_t sum, bad; };
-    mr::actor reduce{mr::mailbox<count>([&](count c) { sum += c.sum; bad += c.bad; })};
+    struct count {
+      std::int64_t sum, bad;
+    };
+    mr::actor reduce{mr::mailbox<count>([&](count c) {
+      sum += c.sum;
+      bad += c.bad;
+    })};
     reduce.send(mr::pe(0), count{local, mismatches});
     reduce.done();
     reduce.wait();

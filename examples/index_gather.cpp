@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   mr::runtime rt(argc, argv);
   const int P = mr::num_pes();
   const int me = mr::this_pe().rank();
-  const std::int64_t T_per_pe = 100'000;  // table elements per PE
+  const std::int64_t T_per_pe = 100'000;                              // table elements per PE
   const std::int64_t n = argc > 1 ? std::atoll(argv[1]) : 1'000'000;  // reads per PE
 
   std::mt19937_64 rng(777 + static_cast<std::uint64_t>(me));
@@ -31,19 +31,21 @@ int main(int argc, char** argv) {
   for (std::int64_t i = 0; i < T_per_pe; ++i) table[i] = value_of(i * P + me);
 
   // Typed messages: request {slot in the owner's table, where to put the answer}, reply back.
-  struct request { std::int64_t slot, i; };
-  struct reply { std::int64_t i, value; };
+  struct request {
+    std::int64_t slot, i;
+  };
+  struct reply {
+    std::int64_t i, value;
+  };
   std::vector<std::int64_t> gathered(static_cast<std::size_t>(n), -1);
   mr::barrier();
   double t0 = mr::wtime();
   {
-    mr::selector ig{
-        mr::mailbox<request>([&](request r, mr::pe from, auto& self) {
-          self.template send<1>(from, reply{r.i, table[r.slot]});
-        }),
-        mr::mailbox<reply>([&](reply r) { gathered[r.i] = r.value; })};
-    for (std::int64_t i = 0; i < n; ++i)
-      ig.send<0>(mr::pe(index[i] % P), request{index[i] / P, i});
+    mr::selector ig{mr::mailbox<request>([&](request r, mr::pe from, auto& self) {
+                      self.template send<1>(from, reply{r.i, table[r.slot]});
+                    }),
+                    mr::mailbox<reply>([&](reply r) { gathered[r.i] = r.value; })};
+    for (std::int64_t i = 0; i < n; ++i) ig.send<0>(mr::pe(index[i] % P), request{index[i] / P, i});
     ig.done<0>();  // the reply mailbox is closed by the runtime (chain 0 -> 1)
     ig.wait();
   }

@@ -4,11 +4,11 @@
 
 #include <mailroom/mailroom.hpp>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -95,14 +95,13 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
     if (r.name == "naive" && r.passed) naive = r.median();
   j["variants"] = json::array();
   for (const auto& r : results) {
-    json v = {{"name", r.name},
-              {"check", r.passed ? "PASSED" : "FAILED"},
-              {"seconds", r.seconds}};
+    json v = {{"name", r.name}, {"check", r.passed ? "PASSED" : "FAILED"}, {"seconds", r.seconds}};
     if (r.passed) {
       v["median_s"] = r.median();
       v["min_s"] = r.min();
       v["max_s"] = r.max();
-      v["ns_per_op_per_pe"] = r.median() * 1e9 / static_cast<double>(std::max<std::int64_t>(sz.n, 1));
+      v["ns_per_op_per_pe"] =
+          r.median() * 1e9 / static_cast<double>(std::max<std::int64_t>(sz.n, 1));
       if (naive > 0) v["speedup_vs_naive"] = naive / r.median();
     }
     j["variants"].push_back(v);
@@ -129,8 +128,8 @@ void print_table(const app_info& app, const sizes& sz, const std::vector<variant
     }
     const double ns = r.median() * 1e9 / static_cast<double>(std::max<std::int64_t>(sz.n, 1));
     const std::string speedup = naive > 0 ? fmt::format("{:.2f}x", naive / r.median()) : "-";
-    fmt::print("{:<10} {:>10.4f} {:>10.4f} {:>10.4f} {:>14.2f} {:>9}  PASSED\n", r.name,
-               r.median(), r.min(), r.max(), ns, speedup);
+    fmt::print("{:<10} {:>10.4f} {:>10.4f} {:>10.4f} {:>14.2f} {:>9}  PASSED\n", r.name, r.median(),
+               r.min(), r.max(), ns, speedup);
   }
   std::fflush(stdout);
 }
@@ -140,8 +139,9 @@ void print_table(const app_info& app, const sizes& sz, const std::vector<variant
 int run_driver(int argc, char** argv) {
   const std::vector<app_info> apps = {histogram_app(), index_gather_app()};
 
-  CLI::App cli{"mailroom-bench: the Bale mini-apps in every variant, timed and checked.\n"
-               "Run under mpirun, e.g.: mpirun -n 2 mailroom-bench histogram --reps 5"};
+  CLI::App cli{
+      "mailroom-bench: the Bale mini-apps in every variant, timed and checked.\n"
+      "Run under mpirun, e.g.: mpirun -n 2 mailroom-bench histogram --reps 5"};
   cli.require_subcommand(1);
   settings st;
   std::map<std::string, CLI::App*> subs;
@@ -162,10 +162,14 @@ int run_driver(int argc, char** argv) {
         ->check(CLI::Range(1, 1000));
     sub->add_option("--json", st.json, "also write the results as JSON to this file");
     sub->add_flag("--quick", st.quick,
-                  fmt::format("small sizes for tests ({} {}s, {} elements per PE)", a.quick_n,
-                              a.op, a.quick_table));
+                  fmt::format("small sizes for tests ({} {}s, {} elements per PE)", a.quick_n, a.op,
+                              a.quick_table));
     subs[a.name] = sub;
   }
+  // Name the culprit when the first word is no app (CLI11 would only say one is required).
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::none_of(apps.begin(), apps.end(), [&](const app_info& a) { return a.name == argv[1]; }))
+    usage_error(fmt::format("unknown app '{}' (see --help for the list)", argv[1]));
   try {
     cli.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -192,12 +196,15 @@ int run_driver(int argc, char** argv) {
   sz.table_per_pe = st.table >= 0 ? st.table : (st.quick ? app->quick_table : app->default_table);
   sz.seed = st.seed;
   // Refuse sizes this machine cannot hold before allocating them.
-  const double need = 32.0 * static_cast<double>(sz.n) + 16.0 * static_cast<double>(sz.table_per_pe);
-  const double have = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  const double need =
+      32.0 * static_cast<double>(sz.n) + 16.0 * static_cast<double>(sz.table_per_pe);
+  const double have =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
   if (need > have)
-    usage_error(fmt::format("{} {}s and {} table elements per PE need about {:.1f} GiB per PE; "
-                            "this machine has {:.1f} GiB",
-                            sz.n, app->op, sz.table_per_pe, need / (1 << 30), have / (1 << 30)));
+    usage_error(
+        fmt::format("{} {}s and {} table elements per PE need about {:.1f} GiB per PE; "
+                    "this machine has {:.1f} GiB",
+                    sz.n, app->op, sz.table_per_pe, need / (1 << 30), have / (1 << 30)));
 
   runtime rt(argc, argv);
   const bool root = this_pe().rank() == 0;
@@ -212,7 +219,7 @@ int run_driver(int argc, char** argv) {
       const double t0 = wtime();
       bench->run(v);
       barrier();
-      const double dt = transport::allreduce_max(wtime() - t0);
+      const double dt = transport::allreduce_max_double(wtime() - t0);
       r.passed = bench->check(v);  // a failed check is never timed as a success
       if (r.passed) r.seconds.push_back(dt);
       if (root && dt > 1.0)
@@ -226,10 +233,11 @@ int run_driver(int argc, char** argv) {
       static_cast<std::int64_t>(detail::exchange::get().peak_pool_bytes()));
   if (root) {
     print_table(*app, sz, results, st.reps);
-    fmt::print("peak RSS {:.1f} MiB, aggregation buffers peak {:.2f} MiB (budget {:.0f} MiB), "
-               "slowest PE each\n",
-               static_cast<double>(rss) / (1 << 20), static_cast<double>(pool) / (1 << 20),
-               static_cast<double>(current_config().budget_bytes) / (1 << 20));
+    fmt::print(
+        "peak RSS {:.1f} MiB, aggregation buffers peak {:.2f} MiB (budget {:.0f} MiB), "
+        "slowest PE each\n",
+        static_cast<double>(rss) / (1 << 20), static_cast<double>(pool) / (1 << 20),
+        static_cast<double>(current_config().budget_bytes) / (1 << 20));
     if (!st.json.empty()) write_json(st, *app, sz, results, rss, pool);
   }
   bench.reset();

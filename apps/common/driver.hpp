@@ -35,9 +35,9 @@ class kernel_bench {
 
 /// How the driver knows a mini-app.
 struct app_info {
-  std::string name;     ///< the subcommand
-  std::string summary;  ///< one line for --help
-  std::string op;       ///< what one operation is ("update", "read")
+  std::string name;                       ///< the subcommand
+  std::string summary;                    ///< one line for --help
+  std::string op;                         ///< what one operation is ("update", "read")
   std::int64_t default_n, default_table;  ///< the paper's sizes (per PE)
   std::int64_t quick_n, quick_table;      ///< --quick
   std::vector<std::string> variants;      ///< in the order they run and print
@@ -64,7 +64,8 @@ class input_stream {
   std::int64_t below(std::int64_t range) {
     // Lemire's multiply-shift: uniform enough, and the same on every platform.
     __extension__ using u128 = unsigned __int128;
-    return static_cast<std::int64_t>((static_cast<u128>(rng_()) * static_cast<std::uint64_t>(range)) >> 64);
+    return static_cast<std::int64_t>(
+        (static_cast<u128>(rng_()) * static_cast<std::uint64_t>(range)) >> 64);
   }
 
  private:

@@ -30,12 +30,18 @@ class histogram_bench final : public kernel_bench {
   }
   void reset() override { std::fill(counts_.begin(), counts_.end(), 0); }
   void run(std::string_view v) override {
-    if (v == "naive") histogram::naive(pb_, counts_);
-    else if (v == "bsp") histogram::bsp(pb_, counts_);
-    else if (v == "conveyor") histogram::conveyor(pb_, counts_);
-    else if (v == "selector") histogram::selector(pb_, counts_);
-    else if (v == "lambda") histogram::lambda(pb_, counts_);
-    else if (v == "local") histogram::local(pb_, counts_);
+    if (v == "naive")
+      histogram::naive(pb_, counts_);
+    else if (v == "bsp")
+      histogram::bsp(pb_, counts_);
+    else if (v == "conveyor")
+      histogram::conveyor(pb_, counts_);
+    else if (v == "selector")
+      histogram::selector(pb_, counts_);
+    else if (v == "lambda")
+      histogram::lambda(pb_, counts_);
+    else if (v == "local")
+      histogram::local(pb_, counts_);
   }
   bool check(std::string_view v) override {
     const auto& want = v == "local" ? own_ : expected_;

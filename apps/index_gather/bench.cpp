@@ -23,12 +23,18 @@ class index_gather_bench final : public kernel_bench {
   }
   void reset() override { std::fill(out_.begin(), out_.end(), -1); }
   void run(std::string_view v) override {
-    if (v == "naive") index_gather::naive(pb_, table_, out_);
-    else if (v == "bsp") index_gather::bsp(pb_, table_, out_);
-    else if (v == "conveyor") index_gather::conveyor(pb_, table_, out_);
-    else if (v == "selector") index_gather::selector(pb_, table_, out_);
-    else if (v == "lambda") index_gather::lambda(pb_, table_, out_);
-    else if (v == "local") index_gather::local(pb_, table_, out_);
+    if (v == "naive")
+      index_gather::naive(pb_, table_, out_);
+    else if (v == "bsp")
+      index_gather::bsp(pb_, table_, out_);
+    else if (v == "conveyor")
+      index_gather::conveyor(pb_, table_, out_);
+    else if (v == "selector")
+      index_gather::selector(pb_, table_, out_);
+    else if (v == "lambda")
+      index_gather::lambda(pb_, table_, out_);
+    else if (v == "local")
+      index_gather::local(pb_, table_, out_);
   }
   bool check(std::string_view v) override {
     // Every value is recomputed from its global index: no variant's output is trusted.
@@ -36,9 +42,8 @@ class index_gather_bench final : public kernel_bench {
     std::int64_t wrong = 0;
     for (std::size_t i = 0; i < pb_.index.size(); ++i) {
       const auto g = pb_.index[i];
-      const std::int64_t want =
-          v == "local" ? table_[static_cast<std::size_t>(g / P)]
-                       : mix(static_cast<std::uint64_t>(g), seed_);
+      const std::int64_t want = v == "local" ? table_[static_cast<std::size_t>(g / P)]
+                                             : mix(static_cast<std::uint64_t>(g), seed_);
       wrong += out_[i] != want;
     }
     return transport::allreduce_sum(wrong) == 0;

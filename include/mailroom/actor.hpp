@@ -54,7 +54,8 @@ class actor {
       : sel_(spec{}) {}
   /// A typed actor from any handler(msg, from) or handler(msg).
   template <class F>
-    requires(!std::is_void_v<T> && !std::is_same_v<std::decay_t<F>, mailbox_spec<T, H>>)
+    requires(!std::is_void_v<T> && !std::is_same_v<std::decay_t<F>, mailbox_spec<T, H>> &&
+             !std::is_same_v<std::decay_t<F>, actor>)
   explicit actor(F&& handler) : sel_(spec{H(std::forward<F>(handler))}) {}
   /// A typed actor whose handler type is kept (inlined into the delivery loop).
   template <class U = T>

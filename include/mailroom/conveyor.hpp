@@ -70,12 +70,14 @@ class conveyor {
   /// Makes progress. `done` says this PE will push no more. Returns false once every PE is done
   /// and every item destined to this PE has been pulled.
   bool advance(bool done) {
-    auto& ex = detail::exchange::get();
-    ex.progress();
+    if (finished_) return false;
+    detail::exchange::get().progress();
     if (done && !core_.closed()) core_.close();
     if (!core_.closed()) return true;
-    // Ended here, and nothing of ours still queued for MPI (the caller may block in MPI next).
-    return !(core_.step_stream() && cursor_ == nullptr && ex.drained());
+    // Ended here, and none of our buffers still waits for a credit (the caller may block in MPI
+    // next). Once false, always false.
+    finished_ = core_.step_stream() && cursor_ == nullptr && !core_.backlogged();
+    return !finished_;
   }
 
   /// Sends partly filled buffers now (latency over aggregation).
@@ -85,6 +87,7 @@ class conveyor {
   detail::conveyor_core core_;
   int pes_ = detail::exchange::get().pes();
   const std::byte* cursor_ = nullptr;
+  bool finished_ = false;
   const std::byte* end_ = nullptr;
   int source_ = 0;
 };

@@ -36,7 +36,7 @@ void barrier();
 std::int64_t allreduce_min(std::int64_t v);
 std::int64_t allreduce_max(std::int64_t v);
 std::int64_t allreduce_sum(std::int64_t v);
-double allreduce_max(double v);
+double allreduce_max_double(double v);
 /// out[0..block) = sum over PEs of in[rank()*block .. (rank()+1)*block); in has size()*block.
 void reduce_scatter_sum(const std::int64_t* in, std::int64_t* out, std::size_t block);
 void broadcast(void* data, std::size_t bytes, int root);

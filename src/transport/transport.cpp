@@ -104,7 +104,7 @@ std::int64_t allreduce(std::int64_t v, MPI_Op op) {
 std::int64_t allreduce_min(std::int64_t v) { return allreduce(v, MPI_MIN); }
 std::int64_t allreduce_max(std::int64_t v) { return allreduce(v, MPI_MAX); }
 std::int64_t allreduce_sum(std::int64_t v) { return allreduce(v, MPI_SUM); }
-double allreduce_max(double v) {
+double allreduce_max_double(double v) {
   double out = 0;
   MAILROOM_MPI(MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
   return out;

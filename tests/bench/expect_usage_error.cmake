@@ -1,7 +1,7 @@
 # Runs mailroom-bench with bad arguments: passes when it exits with status 2 after printing one
 # line that matches EXPECT.
-separate_arguments(_args UNIX_COMMAND "${ARGS}")
-execute_process(COMMAND ${CMD} ${_args} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+# ARGS arrives as a CMake list: one element per argument.
+execute_process(COMMAND ${CMD} ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out
                 ERROR_VARIABLE err TIMEOUT 30)
 if(NOT rc EQUAL 2)
   message(FATAL_ERROR "expected exit status 2, got ${rc}\n${out}\n${err}")

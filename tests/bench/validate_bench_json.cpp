@@ -81,6 +81,7 @@ int main(int argc, char** argv) {
     expect(ns > 0 && std::abs(ns - med * 1e9 / ops) <= 1e-6 * ns, name + ": ns per op is off");
     expect(v.contains("speedup_vs_naive"), name + ": no speed-up over naive");
   }
-  if (failures == 0) std::printf("bench JSON valid: %zu variants, %d reps\n", variants.size(), reps);
+  if (failures == 0)
+    std::printf("bench JSON valid: %zu variants, %d reps\n", variants.size(), reps);
   return failures == 0 ? 0 : 1;
 }

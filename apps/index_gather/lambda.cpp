@@ -1,0 +1,23 @@
+// Index-gather, lambda variant: the request closure runs on the owner, reads the table there and
+// sends a reply closure back to the sender, which stores the value (the paper's lambda API).
+#include "index_gather/index_gather.hpp"
+
+namespace mailroom::apps::index_gather {
+
+void lambda(const problem& pb, symmetric_array<std::int64_t> table,
+            symmetric_array<std::int64_t> out) {
+  const int P = num_pes();
+  mailroom::selector ig{lambdas{}, lambdas{}};
+  auto self = ig.ref();
+  for (std::int64_t i = 0; i < std::ssize(pb.index); ++i) {
+    const std::int64_t offset = pb.index[i] / P;
+    ig.send<0>(pe(pb.index[i] % P), [=] {
+      const std::int64_t v = table[offset];
+      self->send<1>(sender(), [=] { out[i] = v; });
+    });
+  }
+  ig.done<0>();
+  ig.wait();
+}
+
+}  // namespace mailroom::apps::index_gather
