@@ -92,17 +92,18 @@ class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
 template <class Sel>
 class mailbox_impl<lambdas, Sel> final : public mailbox_base {
  public:
-  mailbox_impl(lambdas&&, Sel*) {}
+  mailbox_impl(lambdas&&, Sel*) : mailbox_base(true) {}
 
   void process_front() override {
     const arrival& a = conveyor.front();
     scheduler::current_source = a.source;
     const std::byte* end = a.end();
+    // Runs of same-type closures: one indirect call per run.
     for (const std::byte* p = a.begin(); p < end;) {
       std::uint32_t id;
       std::memcpy(&id, p, sizeof id);
       MAILROOM_ASSERT(id < g_lambda_count);
-      p = g_lambda_table[id]->invoke_run(p, end);
+      p = g_lambda_table[id]->invoke_run(p);
     }
     scheduler::current_source = -1;
     conveyor.pop_front();
@@ -183,9 +184,17 @@ class selector {
     auto& box = *std::get<I>(boxes_);
     admit(box, I, dest);
     const std::uint32_t id = detail::lambda_entry_of<L>.wire_id;
-    while (MAILROOM_UNLIKELY(!box.conveyor.template push_tagged<detail::lambda_stride<L>, sizeof(L)>(
-        dest.rank(), id, &closure)))
-      detail::scheduler::progress();
+    constexpr std::size_t W = detail::lambda_words<L>;
+    if constexpr (detail::lambda_delta_coded<L>) {
+      std::uint64_t words[W] = {};
+      std::memcpy(words, &closure, sizeof(L));
+      while (MAILROOM_UNLIKELY(!box.conveyor.template push_delta<W>(dest.rank(), id, words)))
+        detail::scheduler::progress();
+    } else {
+      while (MAILROOM_UNLIKELY(
+          !box.conveyor.template push_whole<W * 8, sizeof(L)>(dest.rank(), id, &closure)))
+        detail::scheduler::progress();
+    }
   }
 
   template <std::size_t I, class M>

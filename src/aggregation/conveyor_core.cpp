@@ -12,7 +12,7 @@ exchange& running_exchange() {
 }
 }  // namespace
 
-conveyor_core::conveyor_core()
+conveyor_core::conveyor_core(bool delta_records)
     : ex_(running_exchange()),
       id_(0),
       capacity_(static_cast<std::uint32_t>(ex_.capacity())),
@@ -21,6 +21,7 @@ conveyor_core::conveyor_core()
       sent_to_(static_cast<std::size_t>(ex_.pes()), 0),
       outstanding_(static_cast<std::size_t>(ex_.pes()), 0),
       credits_(ex_.credits()) {
+  if (delta_records) delta_.resize(fills_.size());
   const std::size_t fills_bytes = (ex_.live_conveyors() + 1) * fills_.size() * capacity_;
   MAILROOM_CHECK(fills_bytes <= current_config().budget_bytes,
                  "{} live mailboxes x {} PEs x {}-byte buffers exceed MAILROOM_BUDGET_BYTES={} "
@@ -55,6 +56,7 @@ bool conveyor_core::make_room(int dest, std::size_t need) noexcept {
     f.buf = ex_.acquire();
     f.used = static_cast<std::uint32_t>(k_header_bytes);
     f.items = 0;
+    if (!delta_.empty()) delta_[static_cast<std::size_t>(dest)].count_at = 0;  // a new run
   }
   MAILROOM_CHECK(f.used + need <= capacity_,
                  "a message of {} bytes does not fit in MAILROOM_BUFFER_BYTES={} ({} bytes of "

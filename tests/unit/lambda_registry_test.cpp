@@ -1,6 +1,7 @@
 // The lambda-message registry as far as one process can see it: the per-closure entry (size,
-// wire stride, name), registration at static initialisation, running a batch of closures from
-// wire bytes, and that the handles lambda messages are meant to capture are trivially copyable.
+// name), the wire coding of a closure type, registration at static initialisation, decoding and
+// running a run of closures from wire bytes built as docs/design.md describes them, and that the
+// handles lambda messages are meant to capture are trivially copyable.
 #include <mailroom/mailroom.hpp>
 
 #include <gtest/gtest.h>
@@ -24,39 +25,34 @@ mr::detail::lambda_entry& entry_of(const L&) {
   return lambda_entry_of<L>;
 }
 
-constexpr std::uint32_t rounded_stride(std::size_t closure_bytes) {
-  return static_cast<std::uint32_t>(4 + (closure_bytes + 3) / 4 * 4);
-}
-
-TEST(LambdaEntry, StrideIsTheIdPlusTheClosureRoundedUpToFourBytes) {
+TEST(LambdaEntry, ClosuresTravelAsWordsDeltaCodedUpTo128Bytes) {
   const auto none = [] {};
   const std::int32_t i = 1;
   const auto four = [i] { (void)i; };
-  const std::int64_t j = 2;
-  const auto eight = [j] { (void)j; };
   const std::array<char, 9> nine{};
   const auto nine_bytes = [nine] { (void)nine; };
-  const double a = 1, b = 2, c = 3;
-  const auto twenty_four = [a, b, c] { (void)(a + b + c); };
-  const std::array<char, 4096> page{};
-  const auto largest = [page] { (void)page; };
+  const std::array<char, 64> sixty_four{};
+  const auto eight_words = [sixty_four] { (void)sixty_four; };
+  const std::array<char, 72> seventy_two{};
+  const auto nine_words = [seventy_two] { (void)seventy_two; };
+  const std::array<char, 129> big{};
+  const auto whole = [big] { (void)big; };
 
-  EXPECT_EQ(entry_of(none).stride, 8u);  // an empty closure still occupies one byte
+  using mr::detail::lambda_delta_coded;
+  using mr::detail::lambda_mask_t;
+  using mr::detail::lambda_words;
   EXPECT_EQ(entry_of(four).size, 4u);
-  EXPECT_EQ(entry_of(four).stride, 8u);
-  EXPECT_EQ(entry_of(eight).stride, 12u);
   EXPECT_EQ(entry_of(nine_bytes).size, 9u);
-  EXPECT_EQ(entry_of(nine_bytes).stride, 16u);
-  EXPECT_EQ(entry_of(twenty_four).size, 24u);
-  EXPECT_EQ(entry_of(twenty_four).stride, 28u);
-  EXPECT_EQ(entry_of(largest).stride, 4u + 4096u);
-
-  EXPECT_EQ(entry_of(none).stride, rounded_stride(sizeof(none)));
-  EXPECT_EQ(entry_of(nine_bytes).stride, rounded_stride(sizeof(nine_bytes)));
-  EXPECT_EQ(entry_of(twenty_four).stride, rounded_stride(sizeof(twenty_four)));
-  // The entry (read by the receiver) and the sender's compile-time stride agree.
-  EXPECT_EQ(entry_of(nine_bytes).stride, mr::detail::lambda_stride<decltype(nine_bytes)>);
-  EXPECT_EQ(entry_of(largest).stride, mr::detail::lambda_stride<decltype(largest)>);
+  EXPECT_EQ(lambda_words<decltype(none)>, 1u);  // an empty closure still occupies one byte
+  EXPECT_EQ(lambda_words<decltype(four)>, 1u);
+  EXPECT_EQ(lambda_words<decltype(nine_bytes)>, 2u);
+  EXPECT_EQ(lambda_words<decltype(eight_words)>, 8u);
+  EXPECT_EQ(lambda_words<decltype(nine_words)>, 9u);
+  EXPECT_TRUE(lambda_delta_coded<decltype(eight_words)>);
+  EXPECT_TRUE(lambda_delta_coded<decltype(nine_words)>);
+  EXPECT_FALSE(lambda_delta_coded<decltype(whole)>);
+  EXPECT_TRUE((std::is_same_v<lambda_mask_t<decltype(eight_words)>, std::uint8_t>));
+  EXPECT_TRUE((std::is_same_v<lambda_mask_t<decltype(nine_words)>, std::uint16_t>));
 }
 
 TEST(LambdaEntry, SizeAndNameDescribeTheClosureType) {
@@ -81,23 +77,49 @@ TEST(LambdaEntry, RegistrationHappensAtStaticInitialisation) {
   EXPECT_TRUE(mr::detail::lambda_registered<L>);
 }
 
-// Lays out lambda messages as the sender does: a 4-byte id, then the closure, `stride` apart.
-class wire_buffer {
+// Lays out one run of lambda messages as docs/design.md describes the wire: [id][count], then
+// per closure a mask of the 8-byte words that differ from the previous closure of the run (the
+// first is compared with zeros) followed by those words; closures over 128 bytes go whole.
+class wire_run {
  public:
   template <class L>
   void put(std::uint32_t id, const L& closure) {
-    ASSERT_LE(used_ + mr::detail::lambda_stride<L>, sizeof bytes_);
-    std::memcpy(bytes_ + used_, &id, 4);
-    std::memcpy(bytes_ + used_ + 4, &closure, sizeof(L));
-    used_ += mr::detail::lambda_stride<L>;
+    constexpr std::size_t W = mr::detail::lambda_words<L>;
+    if (used_ == 0) {
+      std::memcpy(bytes_, &id, 4);
+      used_ = 8;
+    }
+    std::uint64_t words[W] = {};
+    std::memcpy(words, &closure, sizeof(L));
+    if constexpr (mr::detail::lambda_delta_coded<L>) {
+      using mask_t = mr::detail::lambda_mask_t<L>;
+      mask_t mask = 0;
+      std::size_t at = used_ + sizeof(mask_t);
+      for (std::size_t k = 0; k < W; ++k) {
+        if (words[k] == last_[k]) continue;
+        mask = static_cast<mask_t>(mask | (mask_t{1} << k));
+        std::memcpy(bytes_ + at, &words[k], 8);
+        at += 8;
+        last_[k] = words[k];
+      }
+      std::memcpy(bytes_ + used_, &mask, sizeof(mask_t));
+      used_ = at;
+    } else {
+      std::memcpy(bytes_ + used_, words, W * 8);
+      used_ += W * 8;
+    }
+    ++count_;
+    std::memcpy(bytes_ + 4, &count_, 4);
   }
-  [[nodiscard]] const std::byte* at(std::size_t offset) const { return bytes_ + offset; }
   [[nodiscard]] const std::byte* begin() const { return bytes_; }
   [[nodiscard]] const std::byte* end() const { return bytes_ + used_; }
+  [[nodiscard]] std::size_t size() const { return used_; }
 
  private:
-  alignas(8) std::byte bytes_[512] = {};
+  alignas(8) std::byte bytes_[1024] = {};
   std::size_t used_ = 0;
+  std::uint32_t count_ = 0;
+  std::uint64_t last_[16] = {};
 };
 
 // Gives L's entry a wire id for the duration of a test, as the runtime would at start-up.
@@ -110,60 +132,65 @@ class assigned_id {
   assigned_id& operator=(const assigned_id&) = delete;
 };
 
-TEST(LambdaEntry, InvokeRunRunsEveryClosureOfTheSameTypeInOrder) {
+TEST(LambdaEntry, InvokeRunRunsEveryClosureOfTheRunInOrder) {
   std::vector<int> calls;
   std::vector<int>* log = &calls;
   const auto make = [log](int v) { return [log, v] { log->push_back(v); }; };
   const auto first = make(1);
-  const assigned_id id(first, 7);
-  wire_buffer wire;
+  wire_run wire;
   wire.put(7, first);
   wire.put(7, make(2));
   wire.put(7, make(3));
-  const std::byte* stop = entry_of(first).invoke_run(wire.begin(), wire.end());
-  EXPECT_EQ(stop, wire.end());
-  EXPECT_EQ(calls, (std::vector<int>{1, 2, 3}));
+  wire.put(7, make(3));
+  EXPECT_EQ(entry_of(first).invoke_run(wire.begin()), wire.end());
+  EXPECT_EQ(calls, (std::vector<int>{1, 2, 3, 3}));
 }
 
-TEST(LambdaEntry, InvokeRunStopsAtAnotherType) {
-  int a_calls = 0, b_calls = 0;
-  int* pa = &a_calls;
-  int* pb = &b_calls;
-  const auto a = [pa] { ++*pa; };
-  const auto b = [pb] { ++*pb; };
-  const assigned_id ida(a, 3);
-  const assigned_id idb(b, 4);
-  wire_buffer wire;
-  wire.put(3, a);
-  wire.put(3, a);
-  wire.put(4, b);
-  wire.put(3, a);
-  const std::byte* p = entry_of(a).invoke_run(wire.begin(), wire.end());
-  EXPECT_EQ(p, wire.at(std::size_t{2} * entry_of(a).stride));
-  EXPECT_EQ(a_calls, 2);
-  EXPECT_EQ(b_calls, 0);
-  p = entry_of(b).invoke_run(p, wire.end());
-  EXPECT_EQ(b_calls, 1);
-  p = entry_of(a).invoke_run(p, wire.end());
-  EXPECT_EQ(a_calls, 3);
-  EXPECT_EQ(p, wire.end());
+TEST(LambdaEntry, SharedCapturesCrossTheWireOnce) {
+  // The log pointer is the same in every closure: after the first record, each record carries
+  // a one-byte mask and the one word that changed.
+  std::vector<std::int64_t> calls;
+  std::vector<std::int64_t>* log = &calls;
+  const auto make = [log](std::int64_t v) { return [log, v] { log->push_back(v); }; };
+  wire_run wire;
+  for (std::int64_t v = 1; v <= 10; ++v) wire.put(1, make(v));
+  EXPECT_EQ(wire.size(), 8 + (1 + 16) + 9 * (1 + 8));
+  EXPECT_EQ(entry_of(make(0)).invoke_run(wire.begin()), wire.end());
+  EXPECT_EQ(calls.size(), 10u);
+  for (std::int64_t v = 1; v <= 10; ++v) EXPECT_EQ(calls[static_cast<std::size_t>(v - 1)], v);
 }
 
 TEST(LambdaEntry, InvokeRunNeedsNoAlignmentAndSeesTheCapturedValues) {
-  // A 4-byte id leaves 8-byte captures misaligned: the closure must still see its values.
+  // One-byte masks leave the 8-byte words misaligned: the closure must still see its values.
   std::int64_t result = 0;
   std::int64_t* out = &result;
   std::int64_t v = 41;
   const double scale = 2.0;
   const auto f = [out, v, scale] {
-    *out = static_cast<std::int64_t>(static_cast<double>(v + 1) * scale);
+    *out += static_cast<std::int64_t>(static_cast<double>(v + 1) * scale);
   };
-  const assigned_id id(f, 0);
-  wire_buffer wire;
+  wire_run wire;
+  wire.put(0, f);
   wire.put(0, f);
   v = 0;  // the closure travelled by value
-  EXPECT_EQ(entry_of(f).invoke_run(wire.begin(), wire.end()), wire.end());
-  EXPECT_EQ(result, 84);
+  EXPECT_EQ(entry_of(f).invoke_run(wire.begin()), wire.end());
+  EXPECT_EQ(result, 168);
+}
+
+TEST(LambdaEntry, LargeClosuresTravelWhole) {
+  std::int64_t sum = 0;
+  std::int64_t* out = &sum;
+  std::array<std::int64_t, 20> values{};
+  for (std::size_t k = 0; k < values.size(); ++k) values[k] = static_cast<std::int64_t>(k);
+  const auto f = [out, values] {
+    for (auto x : values) *out += x;
+  };
+  static_assert(!mr::detail::lambda_delta_coded<decltype(f)>);
+  wire_run wire;
+  wire.put(2, f);
+  wire.put(2, f);
+  EXPECT_EQ(entry_of(f).invoke_run(wire.begin()), wire.end());
+  EXPECT_EQ(sum, 2 * 190);
 }
 
 // What lambda messages are told they may capture must indeed be trivially copyable.

@@ -8,6 +8,7 @@
 #include "mailroom/error.hpp"
 
 #include <cstring>
+#include <type_traits>
 #include <deque>
 
 namespace mailroom::detail {
@@ -31,7 +32,9 @@ class conveyor_core {
  public:
   enum class stream { open, flushing, counting, draining, ended };
 
-  conveyor_core();  // collective
+  /// Collective. With delta_records, the conveyor takes push_delta/push_whole records (runs
+  /// per tag) and keeps the per-destination state they need.
+  explicit conveyor_core(bool delta_records = false);
   ~conveyor_core();
   conveyor_core(const conveyor_core&) = delete;
   conveyor_core& operator=(const conveyor_core&) = delete;
@@ -51,20 +54,61 @@ class conveyor_core {
     return true;
   }
 
-  /// Appends one item of Stride bytes: a 4-byte tag, then N bytes of payload (lambda messages:
-  /// the handler id, then the closure). Writes straight into the buffer.
-  template <std::size_t Stride, std::size_t N>
-  [[nodiscard]] bool push_tagged(int dest, std::uint32_t tag, const void* payload) noexcept {
-    static_assert(Stride >= 4 + N);
+  /// Largest record, in 8-byte words, that push_delta codes (larger ones go whole).
+  static constexpr std::size_t k_delta_words = 16;
+
+  /// Appends one record of W 8-byte words under `tag` (lambda messages: the handler id and the
+  /// closure), delta-coded: consecutive records with the same tag for the same destination form
+  /// a run [tag][count], and each record is a W-bit mask plus only the words that differ from
+  /// the previous record of the run (the first is compared with zeros). Captures that every
+  /// message shares (array handles, selector references) thus cross the wire once per run.
+  /// Requires a conveyor constructed with delta records.
+  template <std::size_t W>
+  [[nodiscard]] bool push_delta(int dest, std::uint32_t tag, const std::uint64_t* words) noexcept {
+    static_assert(W >= 1 && W <= k_delta_words);
+    using mask_t = std::conditional_t<(W <= 8), std::uint8_t, std::uint16_t>;
+    constexpr std::size_t worst = 8 + sizeof(mask_t) + 8 * W;
     fill& f = fills_[static_cast<std::size_t>(dest)];
-    if (MAILROOM_UNLIKELY(f.used + Stride > capacity_)) {
-      if (!make_room(dest, Stride)) return false;
+    if (MAILROOM_UNLIKELY(f.used + worst > capacity_)) {
+      if (!make_room(dest, worst)) return false;
     }
-    std::byte* p = f.buf + f.used;
-    std::memcpy(p, &tag, 4);
-    std::memcpy(p + 4, payload, N);
+    delta_state& st = delta_[static_cast<std::size_t>(dest)];
+    if (st.tag != tag || st.count_at == 0) {
+      open_run(f, st, tag);
+      for (std::size_t k = 0; k < W; ++k) st.last[k] = 0;
+    }
+    std::byte* rec = f.buf + f.used;
+    std::byte* out = rec + sizeof(mask_t);
+    mask_t mask = 0;
+    for (std::size_t k = 0; k < W; ++k) {
+      if (words[k] != st.last[k]) {  // well predicted: the same captures change every time
+        mask = static_cast<mask_t>(mask | (mask_t{1} << k));
+        std::memcpy(out, &words[k], 8);
+        out += 8;
+        st.last[k] = words[k];
+      }
+    }
+    std::memcpy(rec, &mask, sizeof(mask_t));
+    f.used = static_cast<std::uint32_t>(out - f.buf);
+    count_record(f, st);
+    return true;
+  }
+
+  /// Appends one record of N bytes under `tag`, whole, in the same run format (records too large
+  /// for delta coding). Stride is N rounded up to 8.
+  template <std::size_t Stride, std::size_t N>
+  [[nodiscard]] bool push_whole(int dest, std::uint32_t tag, const void* payload) noexcept {
+    static_assert(Stride >= N);
+    constexpr std::size_t worst = 8 + Stride;
+    fill& f = fills_[static_cast<std::size_t>(dest)];
+    if (MAILROOM_UNLIKELY(f.used + worst > capacity_)) {
+      if (!make_room(dest, worst)) return false;
+    }
+    delta_state& st = delta_[static_cast<std::size_t>(dest)];
+    if (st.tag != tag || st.count_at == 0) open_run(f, st, tag);
+    std::memcpy(f.buf + f.used, payload, N);
     f.used += static_cast<std::uint32_t>(Stride);
-    ++f.items;
+    count_record(f, st);
     return true;
   }
 
@@ -118,6 +162,28 @@ class conveyor_core {
     std::uint32_t used = 0;
     std::uint32_t items = 0;
   };
+  struct delta_state {
+    std::uint32_t tag = 0;
+    std::uint32_t count_at = 0;  ///< offset of the open run's count in the buffer; 0: no run
+    std::uint64_t last[k_delta_words] = {};
+  };
+  // Starts a run [tag][count = 0] at the end of the buffer.
+  static void open_run(fill& f, delta_state& st, std::uint32_t tag) noexcept {
+    std::byte* h = f.buf + f.used;
+    const std::uint32_t zero = 0;
+    std::memcpy(h, &tag, 4);
+    std::memcpy(h + 4, &zero, 4);
+    st.tag = tag;
+    st.count_at = f.used + 4;
+    f.used += 8;
+  }
+  static void count_record(fill& f, const delta_state& st) noexcept {
+    std::uint32_t count;
+    std::memcpy(&count, f.buf + st.count_at, 4);
+    ++count;
+    std::memcpy(f.buf + st.count_at, &count, 4);
+    ++f.items;
+  }
   /// Slow path of a push of `need` bytes: ships the full buffer (or refuses), gets a new one.
   bool make_room(int dest, std::size_t need) noexcept;
   [[nodiscard]] bool can_ship(int dest) const noexcept;
@@ -128,6 +194,7 @@ class conveyor_core {
   std::uint32_t capacity_;
   int me_;
   std::vector<fill> fills_;
+  std::vector<delta_state> delta_;  // per destination, for delta-record conveyors only
   std::vector<std::int64_t> sent_to_;
   std::vector<std::uint32_t> outstanding_;             // unacknowledged buffers per dest
   std::deque<std::pair<int, std::byte*>> backlog_;     // full buffers waiting for a credit

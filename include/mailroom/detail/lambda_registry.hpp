@@ -9,22 +9,27 @@
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <type_traits>
 #include <typeinfo>
 
 namespace mailroom::detail {
 
-/// Runs the closure at p and every following one of the same type, up to end; returns where
-/// it stopped. One indirect call per run of same-type messages, not per message.
-using lambda_run_invoker = const std::byte* (*)(const std::byte* p, const std::byte* end) noexcept;
+/// Runs one run of closures of one type, starting at its run header [id][count]; returns where
+/// the run ends. One indirect call per run, not per message.
+using lambda_run_invoker = const std::byte* (*)(const std::byte* run) noexcept;
 
-/// Bytes on the wire for a closure of type L: a 4-byte id, then the closure, rounded up to 4.
+/// A closure of type L travels as W 8-byte words, delta-coded within a run (see
+/// conveyor_core::push_delta), unless it is larger than the delta coder takes.
 template <class L>
-inline constexpr std::size_t lambda_stride = 4 + (sizeof(L) + 3) / 4 * 4;
+inline constexpr std::size_t lambda_words = (sizeof(L) + 7) / 8;
+template <class L>
+inline constexpr bool lambda_delta_coded = lambda_words<L> <= 16;
+template <class L>
+using lambda_mask_t = std::conditional_t<(lambda_words<L> <= 8), std::uint8_t, std::uint16_t>;
 
 struct lambda_entry {
   const char* name;
   std::uint32_t size;     ///< sizeof the closure
-  std::uint32_t stride;   ///< lambda_stride<L>
   lambda_run_invoker invoke_run;
   std::uint32_t wire_id;  ///< assigned at start-up
 };
@@ -39,33 +44,46 @@ extern std::uint32_t g_lambda_count;
 void finalize_lambda_registry();
 
 template <class L>
-inline void invoke_closure(const std::byte* bytes) noexcept {
-  // The closure is trivially copyable: copying its bytes into aligned storage creates it.
-  alignas(L) unsigned char storage[sizeof(L)];
-  std::memcpy(storage, bytes, sizeof(L));
-  (*std::launder(reinterpret_cast<L*>(storage)))();
-}
-
-template <class L>
-const std::byte* invoke_run(const std::byte* p, const std::byte* end) noexcept;
+const std::byte* invoke_run(const std::byte* run) noexcept;
 
 template <class L>
 inline lambda_entry lambda_entry_of{typeid(L).name(), static_cast<std::uint32_t>(sizeof(L)),
-                                    static_cast<std::uint32_t>(lambda_stride<L>), &invoke_run<L>,
-                                    k_unassigned};
-
-template <class L>
-const std::byte* invoke_run(const std::byte* p, const std::byte* end) noexcept {
-  const std::uint32_t id = lambda_entry_of<L>.wire_id;
-  std::uint32_t next = id;
-  do {
-    invoke_closure<L>(p + 4);
-    p += lambda_stride<L>;
-    if (p < end) std::memcpy(&next, p, sizeof next);
-  } while (p < end && next == id);
-  return p;
-}
+                                    &invoke_run<L>, k_unassigned};
 template <class L>
 inline const bool lambda_registered = register_lambda(&lambda_entry_of<L>);
+
+template <class L>
+const std::byte* invoke_run(const std::byte* run) noexcept {
+  std::uint32_t count;
+  std::memcpy(&count, run + 4, 4);
+  const std::byte* p = run + 8;
+  constexpr std::size_t W = lambda_words<L>;
+  // The closure is rebuilt word by word in aligned storage (trivially copyable: its bytes make
+  // it) and called there; a closure cannot change its own captures (it is called as const).
+  alignas(L) alignas(8) unsigned char storage[W * 8] = {};
+  const L& closure = *std::launder(reinterpret_cast<const L*>(storage));
+  if constexpr (lambda_delta_coded<L>) {
+    using mask_t = lambda_mask_t<L>;
+    for (std::uint32_t r = 0; r < count; ++r) {
+      mask_t mask;
+      std::memcpy(&mask, p, sizeof mask);
+      p += sizeof mask;
+      for (std::size_t k = 0; k < W; ++k) {
+        if (mask & (mask_t{1} << k)) {  // well predicted: the same captures change every time
+          std::memcpy(storage + 8 * k, p, 8);
+          p += 8;
+        }
+      }
+      closure();
+    }
+  } else {
+    for (std::uint32_t r = 0; r < count; ++r) {
+      std::memcpy(storage, p, sizeof(L));
+      p += W * 8;
+      closure();
+    }
+  }
+  return p;
+}
 
 }  // namespace mailroom::detail

@@ -15,6 +15,8 @@ namespace mailroom::detail {
 /// One mailbox of a selector, as the scheduler sees it.
 class mailbox_base {
  public:
+  /// With delta_records, the mailbox's conveyor takes delta-coded records (lambda messages).
+  explicit mailbox_base(bool delta_records = false) : conveyor(delta_records) {}
   virtual ~mailbox_base() = default;
   /// Runs the handler on every item of the front arrival, then releases it.
   virtual void process_front() = 0;
