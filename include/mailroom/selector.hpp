@@ -262,17 +262,19 @@ selector(graph, Specs...) -> selector<Specs...>;
 template <class Sel>
 class selector_ref {
  public:
-  explicit selector_ref(std::uint32_t id) noexcept : id_(id) {}
+  explicit selector_ref(std::uint64_t id) noexcept : id_(id) {}
   Sel* operator->() const noexcept { return get(); }
   Sel& operator*() const noexcept { return *get(); }
   [[nodiscard]] Sel* get() const noexcept {
-    detail::selector_core* core = detail::scheduler::by_id[id_];
+    detail::selector_core* core = detail::scheduler::by_id[static_cast<std::size_t>(id_)];
     MAILROOM_ASSERT(core != nullptr);
     return static_cast<Sel*>(core->owner);
   }
 
  private:
-  std::uint32_t id_;
+  // A full word, not 32 bits: a closure capturing it is then built from 8-byte stores only,
+  // which the lambda send path reads back as 8-byte words without a store-forwarding stall.
+  std::uint64_t id_;
 };
 
 }  // namespace mailroom

@@ -56,7 +56,7 @@ bool conveyor_core::make_room(int dest, std::size_t need) noexcept {
     f.buf = ex_.acquire();
     f.used = static_cast<std::uint32_t>(k_header_bytes);
     f.items = 0;
-    if (!delta_.empty()) delta_[static_cast<std::size_t>(dest)].count_at = 0;  // a new run
+    if (!delta_.empty()) delta_[static_cast<std::size_t>(dest)].count_at = 0;  // runs restart
   }
   MAILROOM_CHECK(f.used + need <= capacity_,
                  "a message of {} bytes does not fit in MAILROOM_BUFFER_BYTES={} ({} bytes of "
@@ -72,6 +72,7 @@ bool conveyor_core::can_ship(int dest) const noexcept {
 
 void conveyor_core::ship(int dest) noexcept {
   fill& f = fills_[static_cast<std::size_t>(dest)];
+  if (!delta_.empty()) close_run(f, delta_[static_cast<std::size_t>(dest)]);
   auto* h = reinterpret_cast<buffer_header*>(f.buf);
   *h = buffer_header{id_, f.used, f.items, 0};
   sent_to_[static_cast<std::size_t>(dest)] += f.items;

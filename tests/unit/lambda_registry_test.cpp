@@ -122,16 +122,6 @@ class wire_run {
   std::uint64_t last_[16] = {};
 };
 
-// Gives L's entry a wire id for the duration of a test, as the runtime would at start-up.
-template <class L>
-class assigned_id {
- public:
-  assigned_id(const L&, std::uint32_t id) { lambda_entry_of<L>.wire_id = id; }
-  ~assigned_id() { lambda_entry_of<L>.wire_id = mr::detail::k_unassigned; }
-  assigned_id(const assigned_id&) = delete;
-  assigned_id& operator=(const assigned_id&) = delete;
-};
-
 TEST(LambdaEntry, InvokeRunRunsEveryClosureOfTheRunInOrder) {
   std::vector<int> calls;
   std::vector<int>* log = &calls;

@@ -56,6 +56,9 @@ class conveyor_core {
 
   /// Largest record, in 8-byte words, that push_delta codes (larger ones go whole).
   static constexpr std::size_t k_delta_words = 16;
+  /// The mask of a record of W words.
+  template <std::size_t W>
+  using delta_mask_t = std::conditional_t<(W <= 8), std::uint8_t, std::uint16_t>;
 
   /// Appends one record of W 8-byte words under `tag` (lambda messages: the handler id and the
   /// closure), delta-coded: consecutive records with the same tag for the same destination form
@@ -66,7 +69,7 @@ class conveyor_core {
   template <std::size_t W>
   [[nodiscard]] bool push_delta(int dest, std::uint32_t tag, const std::uint64_t* words) noexcept {
     static_assert(W >= 1 && W <= k_delta_words);
-    using mask_t = std::conditional_t<(W <= 8), std::uint8_t, std::uint16_t>;
+    using mask_t = delta_mask_t<W>;
     constexpr std::size_t worst = 8 + sizeof(mask_t) + 8 * W;
     fill& f = fills_[static_cast<std::size_t>(dest)];
     if (MAILROOM_UNLIKELY(f.used + worst > capacity_)) {
@@ -77,6 +80,7 @@ class conveyor_core {
       open_run(f, st, tag);
       for (std::size_t k = 0; k < W; ++k) st.last[k] = 0;
     }
+    ++f.items;
     std::byte* rec = f.buf + f.used;
     std::byte* out = rec + sizeof(mask_t);
     mask_t mask = 0;
@@ -90,7 +94,6 @@ class conveyor_core {
     }
     std::memcpy(rec, &mask, sizeof(mask_t));
     f.used = static_cast<std::uint32_t>(out - f.buf);
-    count_record(f, st);
     return true;
   }
 
@@ -106,9 +109,9 @@ class conveyor_core {
     }
     delta_state& st = delta_[static_cast<std::size_t>(dest)];
     if (st.tag != tag || st.count_at == 0) open_run(f, st, tag);
+    ++f.items;
     std::memcpy(f.buf + f.used, payload, N);
     f.used += static_cast<std::uint32_t>(Stride);
-    count_record(f, st);
     return true;
   }
 
@@ -164,25 +167,26 @@ class conveyor_core {
   };
   struct delta_state {
     std::uint32_t tag = 0;
-    std::uint32_t count_at = 0;  ///< offset of the open run's count in the buffer; 0: no run
+    std::uint32_t count_at = 0;     ///< offset of the open run's count in the buffer; 0: no run
+    std::uint32_t items_before = 0; ///< the buffer's items when the run opened
     std::uint64_t last[k_delta_words] = {};
   };
-  // Starts a run [tag][count = 0] at the end of the buffer.
+  // Writes the open run's count (its records are the buffer's items since it opened): once per
+  // run, not per record.
+  static void close_run(fill& f, delta_state& st) noexcept {
+    if (st.count_at == 0) return;
+    const std::uint32_t count = f.items - st.items_before;
+    std::memcpy(f.buf + st.count_at, &count, 4);
+    st.count_at = 0;
+  }
+  // Starts a run [tag][count] at the end of the buffer, closing the one before.
   static void open_run(fill& f, delta_state& st, std::uint32_t tag) noexcept {
-    std::byte* h = f.buf + f.used;
-    const std::uint32_t zero = 0;
-    std::memcpy(h, &tag, 4);
-    std::memcpy(h + 4, &zero, 4);
+    close_run(f, st);
+    std::memcpy(f.buf + f.used, &tag, 4);
     st.tag = tag;
     st.count_at = f.used + 4;
+    st.items_before = f.items;
     f.used += 8;
-  }
-  static void count_record(fill& f, const delta_state& st) noexcept {
-    std::uint32_t count;
-    std::memcpy(&count, f.buf + st.count_at, 4);
-    ++count;
-    std::memcpy(f.buf + st.count_at, &count, 4);
-    ++f.items;
   }
   /// Slow path of a push of `need` bytes: ships the full buffer (or refuses), gets a new one.
   bool make_room(int dest, std::size_t need) noexcept;

@@ -19,7 +19,9 @@ namespace mailroom::detail {
 using lambda_run_invoker = const std::byte* (*)(const std::byte* run) noexcept;
 
 /// A closure of type L travels as W 8-byte words, delta-coded within a run (see
-/// conveyor_core::push_delta), unless it is larger than the delta coder takes.
+/// conveyor_core::push_delta), unless it is larger than the delta coder takes (128 bytes).
+/// Words, not smaller units: captures are mostly 8-byte values (pointers, handles, 64-bit
+/// indices), and reading them back in pieces would defeat store forwarding on every message.
 template <class L>
 inline constexpr std::size_t lambda_words = (sizeof(L) + 7) / 8;
 template <class L>
