@@ -1,0 +1,35 @@
+// Matrix Market (coordinate format; pattern, integer and real; general and symmetric) reading
+// and writing, so the kernels run on real graphs. Parsing never crashes: a malformed file gives
+// an error with its line number and what was expected.
+#pragma once
+
+#include "mailroom/sparse_matrix.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mailroom::matrix_market {
+
+/// A parse failure: the 1-based line and what was expected there.
+struct error {
+  std::int64_t line = 0;
+  std::string message;
+};
+
+/// The whole matrix from Matrix Market text (serial, no MPI: also the fuzz target's entry).
+/// Symmetric files are expanded (both triangles); pattern files have no values; entries are
+/// sorted by row then column; duplicates are an error. On failure returns nullopt and fills err.
+std::optional<sparse_matrix::serial> parse(std::string_view text, error& err);
+
+/// Matrix Market text for a whole matrix ("general"; "pattern" when it has no values, else "real").
+std::string format(const sparse_matrix::serial& m);
+
+/// Collective: reads `path` on PE 0 and gives every PE its cyclic share. A missing or malformed
+/// file is a fatal error naming the file, the line and what was expected.
+sparse_matrix read(const std::string& path);
+/// Collective: gathers the matrix on PE 0, which writes it to `path`.
+void write(const std::string& path, const sparse_matrix& m);
+
+}  // namespace mailroom::matrix_market
