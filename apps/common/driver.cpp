@@ -32,6 +32,8 @@ bool launcher_rank_zero() {
 struct settings {
   std::string app;
   std::int64_t n = -1, table = -1;
+  double nnz = -1;
+  std::string matrix;
   std::uint64_t seed = 1;
   std::vector<std::string> variants;
   int reps = 3;
@@ -137,6 +139,7 @@ void print_table(const app_info& app, const sizes& sz, const std::vector<variant
 }  // namespace
 
 int run_driver(int argc, char** argv) {
+  // Apps are registered here once all their variants exist and pass their checks.
   const std::vector<app_info> apps = {histogram_app(), index_gather_app()};
 
   CLI::App cli{
@@ -147,11 +150,20 @@ int run_driver(int argc, char** argv) {
   std::map<std::string, CLI::App*> subs;
   for (const auto& a : apps) {
     CLI::App* sub = cli.add_subcommand(a.name, a.summary);
-    sub->add_option("-n,--ops", st.n, fmt::format("{}s per PE (default {})", a.op, a.default_n))
+    sub->add_option("-n,--ops", st.n,
+                    fmt::format("{} per PE (default {})", a.n_means, a.default_n))
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{4'000'000'000}));
-    sub->add_option("-T,--table", st.table,
-                    fmt::format("table elements per PE (default {})", a.default_table))
-        ->check(CLI::Range(std::int64_t{1}, std::int64_t{4'000'000'000}));
+    if (a.default_table > 0)
+      sub->add_option("-T,--table", st.table,
+                      fmt::format("table elements per PE (default {})", a.default_table))
+          ->check(CLI::Range(std::int64_t{1}, std::int64_t{4'000'000'000}));
+    if (a.default_nnz > 0)
+      sub->add_option("--nnz-per-row", st.nnz,
+                      fmt::format("average nonzeros per row (default {})", a.default_nnz))
+          ->check(CLI::Range(0.0, 1e6));
+    if (a.takes_matrix)
+      sub->add_option("--matrix", st.matrix, "a Matrix Market file to use as the input matrix")
+          ->check(CLI::ExistingFile);
     sub->add_option("-s,--seed", st.seed, "seed of the input (default 1)");
     std::string all;
     for (const auto& v : a.variants) all += (all.empty() ? "" : ",") + v;
@@ -194,6 +206,8 @@ int run_driver(int argc, char** argv) {
   sizes sz;
   sz.n = st.n >= 0 ? st.n : (st.quick ? app->quick_n : app->default_n);
   sz.table_per_pe = st.table >= 0 ? st.table : (st.quick ? app->quick_table : app->default_table);
+  sz.nnz_per_row = st.nnz >= 0 ? st.nnz : (st.quick ? app->quick_nnz : app->default_nnz);
+  sz.matrix = st.matrix;
   sz.seed = st.seed;
   // Refuse sizes this machine cannot hold before allocating them.
   const double need =
@@ -210,6 +224,8 @@ int run_driver(int argc, char** argv) {
   const bool root = this_pe().rank() == 0;
   auto bench = app->make();
   bench->prepare(sz);
+  // ns per operation: the app's own count when it has one (e.g. nonzeros), the largest PE's.
+  if (const std::int64_t ops = bench->ops_per_pe(); ops >= 0) sz.n = transport::allreduce_max(ops);
   std::vector<variant_result> results;
   for (const auto& v : st.variants) {
     variant_result r{v, {}, true};

@@ -14,8 +14,10 @@
 namespace mailroom::apps {
 
 struct sizes {
-  std::int64_t n = 0;             ///< operations per PE
-  std::int64_t table_per_pe = 0;  ///< table elements per PE
+  std::int64_t n = 0;             ///< operations (table apps) or rows (matrix apps) per PE
+  std::int64_t table_per_pe = 0;  ///< table elements per PE (table apps)
+  double nnz_per_row = 0;         ///< average nonzeros per row of generated matrices
+  std::string matrix;             ///< a Matrix Market file to use instead of a generated matrix
   std::uint64_t seed = 1;
 };
 
@@ -31,22 +33,33 @@ class kernel_bench {
   virtual void run(std::string_view variant) = 0;
   /// True on every PE when the variant's output is exactly right everywhere.
   virtual bool check(std::string_view variant) = 0;
+  /// Operations per PE, for ns per operation (after prepare; e.g. nonzeros of this PE's rows).
+  /// The slowest PE's count is reported. Default: sizes.n.
+  [[nodiscard]] virtual std::int64_t ops_per_pe() const { return -1; }
 };
 
 /// How the driver knows a mini-app.
 struct app_info {
   std::string name;                       ///< the subcommand
   std::string summary;                    ///< one line for --help
-  std::string op;                         ///< what one operation is ("update", "read")
-  std::int64_t default_n, default_table;  ///< the paper's sizes (per PE)
+  std::string op;                         ///< what one operation is ("update", "nonzero")
+  std::int64_t default_n, default_table;  ///< the paper's sizes (per PE); table 0: no table
   std::int64_t quick_n, quick_table;      ///< --quick
   std::vector<std::string> variants;      ///< in the order they run and print
   std::function<std::unique_ptr<kernel_bench>()> make;
+  double default_nnz = 0, quick_nnz = 0;  ///< nonzeros per row; 0: not a matrix app
+  bool takes_matrix = false;              ///< accepts --matrix FILE.mtx
+  std::string n_means = "operations";     ///< what -n counts, for --help ("rows")
 };
 
 /// Every mini-app (defined next to each app's bench.cpp).
 app_info histogram_app();
 app_info index_gather_app();
+app_info permute_matrix_app();
+app_info transpose_matrix_app();
+app_info randperm_app();
+app_info toposort_app();
+app_info triangles_app();
 
 /// mailroom-bench's main.
 int run_driver(int argc, char** argv);
