@@ -226,23 +226,27 @@ int run_driver(int argc, char** argv) {
   bench->prepare(sz);
   // ns per operation: the app's own count when it has one (e.g. nonzeros), the largest PE's.
   if (const std::int64_t ops = bench->ops_per_pe(); ops >= 0) sz.n = transport::allreduce_max(ops);
+  // Repetitions run in rounds, the order of the variants rotated every round, so that no
+  // variant always runs first or last on a machine whose speed drifts.
   std::vector<variant_result> results;
-  for (const auto& v : st.variants) {
-    variant_result r{v, {}, true};
-    for (int rep = 0; rep < st.reps && r.passed; ++rep) {
+  for (const auto& v : st.variants) results.push_back({v, {}, true});
+  const std::size_t nv = results.size();
+  for (int rep = 0; rep < st.reps; ++rep) {
+    for (std::size_t k = 0; k < nv; ++k) {
+      variant_result& r = results[(static_cast<std::size_t>(rep) + k) % nv];
+      if (!r.passed) continue;  // a failed variant is not run again
       bench->reset();
       barrier();
       const double t0 = wtime();
-      bench->run(v);
+      bench->run(r.name);
       barrier();
       const double dt = transport::allreduce_max_double(wtime() - t0);
-      r.passed = bench->check(v);  // a failed check is never timed as a success
+      r.passed = bench->check(r.name);  // a failed check is never timed as a success
       if (r.passed) r.seconds.push_back(dt);
       if (root && dt > 1.0)
         std::fprintf(stderr, "[%s] %s: repetition %d of %d took %.2f s\n", app->name.c_str(),
-                     v.c_str(), rep + 1, st.reps, dt);
+                     r.name.c_str(), rep + 1, st.reps, dt);
     }
-    results.push_back(std::move(r));
   }
   const std::int64_t rss = transport::allreduce_max(peak_rss_bytes());
   const auto pool = transport::allreduce_max(
