@@ -18,9 +18,19 @@ struct error {
   std::string message;
 };
 
+/// The largest row or column count, and the largest number of entries, that parse accepts.
+inline constexpr std::int64_t max_dimension = 1'000'000'000;
+inline constexpr std::int64_t max_entries = 1'000'000'000;
+
 /// The whole matrix from Matrix Market text (serial, no MPI: also the fuzz target's entry).
 /// Symmetric files are expanded (both triangles); pattern files have no values; entries are
 /// sorted by row then column; duplicates are an error. On failure returns nullopt and fills err.
+/// Accepted: the banner "%%MatrixMarket matrix coordinate pattern|integer|real general|symmetric"
+/// (words in any case), then comment lines (first non-blank character %) and blank lines
+/// anywhere, the size line "rows cols entries", and one entry "i j [value]" per line with
+/// 1-based indices (a symmetric file may give either triangle; giving both is a duplicate).
+/// Rejected with a message: array format, complex, hermitian and skew-symmetric fields,
+/// sizes beyond the limits above, and anything else not of this form.
 std::optional<sparse_matrix::serial> parse(std::string_view text, error& err);
 
 /// Matrix Market text for a whole matrix ("general"; "pattern" when it has no values, else "real").

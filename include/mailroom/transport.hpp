@@ -143,3 +143,27 @@ class collective_context {
 };
 
 }  // namespace mailroom::transport
+
+// ---- collectives for the memory layer ----------------------------------------------------------
+// Gathers and scatters for the distributed sparse matrices (whole matrices on one PE for I/O and
+// checks) and an exclusive prefix sum. Counts and displacements are in elements of `elem_bytes`
+// bytes, as for alltoallv; like MPI they are ints, so callers check their totals fit.
+namespace mailroom::transport {
+
+/// Collective: recv[p] = PE p's `send` on PE `root` (recv has size() entries there; ignored
+/// elsewhere).
+void gather(int send, int* recv, int root);
+/// Collective: PE p gets send[p] from PE `root` (send is read on `root` only).
+int scatter(const int* send, int root);
+/// Collective MPI_Gatherv: PE p's `count` elements land at recv + displs[p] on `root`; recv,
+/// counts and displs are read on `root` only.
+void gatherv(const void* send, int count, void* recv, const int* counts, const int* displs,
+             std::size_t elem_bytes, int root);
+/// Collective MPI_Scatterv, the inverse of gatherv: PE p receives counts[p] elements from
+/// send + displs[p] on `root` into recv (room for `count` elements, which must equal counts[p]).
+void scatterv(const void* send, const int* counts, const int* displs, void* recv, int count,
+              std::size_t elem_bytes, int root);
+/// Collective: the sum of v over the PEs below this one (0 on PE 0).
+std::int64_t exscan_sum(std::int64_t v);
+
+}  // namespace mailroom::transport

@@ -120,3 +120,48 @@ void broadcast(void* data, std::size_t bytes, int root) {
 }
 
 }  // namespace mailroom::transport
+
+// ---- collectives for the memory layer ----------------------------------------------------------
+namespace mailroom::transport {
+
+namespace {
+// A contiguous type of `elem_bytes` bytes, so that counts stay in elements (freed by the caller).
+MPI_Datatype element_type(std::size_t elem_bytes) {
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  MAILROOM_MPI(MPI_Type_contiguous(static_cast<int>(elem_bytes), MPI_BYTE, &t));
+  MAILROOM_MPI(MPI_Type_commit(&t));
+  return t;
+}
+}  // namespace
+
+void gather(int send, int* recv, int root) {
+  MAILROOM_MPI(MPI_Gather(&send, 1, MPI_INT, recv, 1, MPI_INT, root, MPI_COMM_WORLD));
+}
+
+int scatter(const int* send, int root) {
+  int out = 0;
+  MAILROOM_MPI(MPI_Scatter(send, 1, MPI_INT, &out, 1, MPI_INT, root, MPI_COMM_WORLD));
+  return out;
+}
+
+void gatherv(const void* send, int count, void* recv, const int* counts, const int* displs,
+             std::size_t elem_bytes, int root) {
+  MPI_Datatype t = element_type(elem_bytes);
+  MAILROOM_MPI(MPI_Gatherv(send, count, t, recv, counts, displs, t, root, MPI_COMM_WORLD));
+  MAILROOM_MPI(MPI_Type_free(&t));
+}
+
+void scatterv(const void* send, const int* counts, const int* displs, void* recv, int count,
+              std::size_t elem_bytes, int root) {
+  MPI_Datatype t = element_type(elem_bytes);
+  MAILROOM_MPI(MPI_Scatterv(send, counts, displs, t, recv, count, t, root, MPI_COMM_WORLD));
+  MAILROOM_MPI(MPI_Type_free(&t));
+}
+
+std::int64_t exscan_sum(std::int64_t v) {
+  std::int64_t out = 0;
+  MAILROOM_MPI(MPI_Exscan(&v, &out, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
+  return g_rank == 0 ? 0 : out;  // MPI leaves PE 0's result undefined
+}
+
+}  // namespace mailroom::transport
