@@ -4,6 +4,8 @@
 
 #include <mailroom/mailroom.hpp>
 
+#include "common/driver.hpp"
+
 namespace mailroom::apps::randperm {
 
 // Every variant returns this PE's part of a uniformly random permutation of 0..N-1, where
@@ -17,5 +19,16 @@ std::vector<std::int64_t> bsp(std::int64_t n_per_pe, std::uint64_t seed);       
 std::vector<std::int64_t> conveyor(std::int64_t n_per_pe, std::uint64_t seed);  // conveyors
 std::vector<std::int64_t> selector(std::int64_t n_per_pe, std::uint64_t seed);  // typed messages
 std::vector<std::int64_t> lambda(std::int64_t n_per_pe, std::uint64_t seed);    // lambdas
+
+// Shared by the variants. A dart is one word: its value plus k_missed per missed throw. Where
+// it lands is a pure function of that word, and the smaller value keeps a contested slot (an
+// empty slot, -1, loses to any), so every variant returns the same permutation, whatever the
+// order in which darts arrive: the one of throwing the darts one by one in value order.
+inline constexpr std::int64_t k_missed = std::int64_t{1} << 40;
+inline constexpr std::int64_t k_value = k_missed - 1;
+/// The global slot, in [0, slots), that dart d's current throw lands in.
+inline std::int64_t slot_of(std::int64_t d, std::uint64_t seed, std::int64_t slots) {
+  return static_cast<std::int64_t>(mix(static_cast<std::uint64_t>(d), seed)) % slots;
+}
 
 }  // namespace mailroom::apps::randperm

@@ -5,6 +5,9 @@
 
 #include <mailroom/mailroom.hpp>
 
+#include <span>
+#include <vector>
+
 namespace mailroom::apps::toposort {
 
 struct result {
@@ -20,5 +23,12 @@ result bsp(const sparse_matrix& a, const sparse_matrix& at);
 result conveyor(const sparse_matrix& a, const sparse_matrix& at);
 result selector(const sparse_matrix& a, const sparse_matrix& at);
 result lambda(const sparse_matrix& a, const sparse_matrix& at);
+
+/// Shared by the asynchronous variants (aggregation reorders events, so rows record levels: one
+/// more than the deepest pivot that removed one of their columns). Deals out positions from the
+/// levels: the last ones to level 0, the ones before them to level 1, and so on; within a level
+/// by PE, then by local row. A row's other columns were pivoted at lower levels, so they come
+/// after it and the permuted matrix is upper triangular. Collective.
+std::vector<std::int64_t> positions(std::span<const std::int64_t> level, std::int64_t n);
 
 }  // namespace mailroom::apps::toposort

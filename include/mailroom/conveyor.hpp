@@ -37,6 +37,7 @@ class conveyor {
   [[nodiscard]] bool push(const T& item, pe dest) noexcept {
     MAILROOM_CHECK(static_cast<unsigned>(dest.rank()) < static_cast<unsigned>(pes_),
                    "conveyor::push: PE {} is out of range [0, {})", dest.rank(), pes_);
+    ++pushed_;
     return core_.template push<sizeof(T)>(dest.rank(), &item);
   }
 
@@ -73,7 +74,13 @@ class conveyor {
     if (finished_) return false;
     detail::exchange::get().progress();
     if (done && !core_.closed()) core_.close();
-    if (!core_.closed()) return true;
+    if (!core_.closed()) {
+      // Nothing pushed since the last call: the producer is waiting (e.g. for replies), so
+      // ship what is partly filled rather than hold it until a buffer fills.
+      if (pushed_ == pushed_at_advance_) core_.flush(false);
+      pushed_at_advance_ = pushed_;
+      return true;
+    }
     // Ended here, and none of our buffers still waits for a credit (the caller may block in MPI
     // next). Once false, always false.
     finished_ = core_.step_stream() && cursor_ == nullptr && !core_.backlogged();
@@ -88,6 +95,7 @@ class conveyor {
   int pes_ = detail::exchange::get().pes();
   const std::byte* cursor_ = nullptr;
   bool finished_ = false;
+  std::uint64_t pushed_ = 0, pushed_at_advance_ = 0;
   const std::byte* end_ = nullptr;
   int source_ = 0;
 };

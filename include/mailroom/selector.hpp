@@ -157,7 +157,8 @@ class selector {
   using message_type = typename spec_at<I>::message_type;
 
   /// Sends a typed message to mailbox I on PE `dest`. When `dest` has acknowledged too few
-  /// buffers, runs pending handlers until it has (from inside a handler it never blocks).
+  /// buffers, runs pending handlers until it has (from inside a handler it never blocks). So
+  /// from user code a send may run handlers: state they change may change under a send loop.
   template <std::size_t I>
     requires(I < size && !std::is_void_v<message_type<I>>)
   void send(pe dest, const message_type<I>& msg) {

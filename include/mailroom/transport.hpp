@@ -49,9 +49,10 @@ void alltoallv(const void* send, const int* send_counts, const int* send_displs,
 
 /// An MPI one-sided window over n 64-bit integers per PE, for the "naive" baselines that stand
 /// for a PGAS program: every operation is one remote access, completed before the next.
-/// The window works on memory MPI allocates (MPI_Win_allocate: on one node, Open MPI's shared-
-/// memory path, its fastest; MPI_Win_create over user memory is 80x slower there and fails on
-/// one PE), initialised from base[0..n) and copied back to it on destruction.
+/// The window works on memory MPI allocates (MPI_Win_allocate: with Open MPI, init() selects its
+/// shared-memory one-sided component on one node, its fastest; MPI_Win_create over user memory
+/// is far slower there and fails on one PE), initialised from base[0..n) and copied back to it
+/// on destruction.
 /// Construction and destruction are collective (passive target: lock_all for its lifetime).
 class window {
  public:

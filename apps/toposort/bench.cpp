@@ -1,0 +1,88 @@
+// The toposort mini-app for the driver: a permuted unit upper-triangular matrix and its transpose
+// as input, the variants, and the exact checker (both permutations are permutations, and the
+// matrix they permute is upper triangular with every diagonal entry present).
+#include "common/driver.hpp"
+#include "toposort/toposort.hpp"
+
+namespace mailroom::apps {
+
+namespace {
+// True on every PE when the cyclically distributed parts hold each of 0..n-1 exactly once.
+bool is_permutation(const std::vector<std::int64_t>& part, std::int64_t n) {
+  const int P = num_pes();
+  const std::int64_t block = (n + P - 1) / P;  // PE p totals values [p block, (p+1) block)
+  std::vector<std::int64_t> found(static_cast<std::size_t>(block * P), 0), mine(block);
+  std::int64_t wrong = 0;
+  for (const std::int64_t v : part) {
+    if (v < 0 || v >= n)
+      ++wrong;
+    else
+      ++found[static_cast<std::size_t>(v)];
+  }
+  transport::reduce_scatter_sum(found.data(), mine.data(), mine.size());
+  for (std::int64_t i = 0; i < block; ++i)
+    wrong += mine[i] != (this_pe().rank() * block + i < n ? 1 : 0);
+  return transport::allreduce_sum(wrong) == 0;
+}
+
+class toposort_bench final : public kernel_bench {
+ public:
+  void prepare(const sizes& s) override {
+    a_ = permuted_upper_triangular(s.n * num_pes(), s.nnz_per_row, s.seed);
+    at_ = transpose(a_);
+  }
+  void reset() override { res_ = {}; }
+  void run(std::string_view v) override {
+    if (v == "naive")
+      res_ = toposort::naive(a_, at_);
+    else if (v == "bsp")
+      res_ = toposort::bsp(a_, at_);
+    else if (v == "conveyor")
+      res_ = toposort::conveyor(a_, at_);
+    else if (v == "selector")
+      res_ = toposort::selector(a_, at_);
+    else if (v == "lambda")
+      res_ = toposort::lambda(a_, at_);
+  }
+  bool check(std::string_view) override {
+    const bool sizes_ok = std::ssize(res_.row_perm) == a_.local_rows() &&
+                          std::ssize(res_.col_perm) == at_.local_rows();
+    if (transport::allreduce_min(sizes_ok ? 1 : 0) == 0 ||
+        !is_permutation(res_.row_perm, a_.rows()) || !is_permutation(res_.col_perm, a_.cols()))
+      return false;
+    // Upper triangular with the diagonal present: every row's first (smallest) column is its own.
+    const sparse_matrix b = permute(a_, res_.row_perm, res_.col_perm);
+    std::int64_t wrong = 0;
+    for (std::int64_t l = 0; l < b.local_rows(); ++l) {
+      const auto cols = b.row(l);
+      wrong += cols.empty() || cols.front() != b.global_row(l) ||
+               (b.has_values() && b.row_values(l).front() != 1.0);
+    }
+    return transport::allreduce_sum(wrong) == 0;
+  }
+  [[nodiscard]] std::int64_t ops_per_pe() const override { return a_.local_nnz(); }
+
+ private:
+  sparse_matrix a_, at_;
+  toposort::result res_;
+};
+}  // namespace
+
+app_info toposort_app() {
+  return {"toposort",
+          "rows and columns that make a permuted unit upper-triangular matrix triangular again "
+          "(Bale's toposort)",
+          "nonzero",
+          100'000,
+          0,
+          500,
+          0,
+          {"naive", "bsp", "conveyor", "selector", "lambda"},
+          [] { return std::make_unique<toposort_bench>(); },
+          10,
+          4,
+          false,
+          "rows"};
+}
+
+}  // namespace mailroom::apps

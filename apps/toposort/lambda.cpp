@@ -1,0 +1,63 @@
+// Toposort, lambda variant: a pivot closure runs on its column's owner and sends every other row
+// of the column a closure that drops the column there and, once one column is left, pivots that
+// row. The two lambda mailboxes feed each other: a cycle closed by the runtime's quiescence
+// detection. Rows record levels (aggregation reorders events); positions are dealt out by level.
+#include "toposort/toposort.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace mailroom::apps::toposort {
+
+result lambda(const sparse_matrix& a, const sparse_matrix& at) {
+  struct row_state {
+    std::int64_t left, sum, level;  // nonzeros left, the sum of their columns, the level
+  };
+  const int P = num_pes();
+  const std::int64_t lr = a.local_rows();
+  // What closures touch on the PE they run on: symmetric arrays, and a symmetric pointer to that
+  // PE's transpose.
+  symmetric_array<row_state> rows(static_cast<std::size_t>(transport::allreduce_max(lr)));
+  symmetric_array<std::int64_t> col_perm(
+      static_cast<std::size_t>(transport::allreduce_max(at.local_rows())));
+  symmetric_array<const sparse_matrix*> here(1);
+  here[0] = &at;
+  for (std::int64_t l = 0; l < lr; ++l)
+    rows[l] = {std::ssize(a.row(l)),
+               std::accumulate(a.row(l).begin(), a.row(l).end(), std::int64_t{0}), 0};
+  mailroom::selector topo{graph{{0, 1}, {1, 0}}, lambdas{}, lambdas{}};
+  // Global row g, on this PE, has one column left. (Passed itself, so that its closures can.)
+  const auto pivot = [=, self = topo.ref()](const auto& again, std::int64_t g) -> void {
+    self->send<0>(pe(rows[g / P].sum % P), [=, c = rows[g / P].sum, lev = rows[g / P].level] {
+      for (const std::int64_t s : here[0]->row(c / P))
+        if (s != g)
+          self->send<1>(pe(s % P), [=] {
+            row_state& r = rows[s / P];
+            r.level = std::max(r.level, lev + 1);
+            r.sum -= c;
+            if (--r.left == 1) again(again, s);
+          });
+    });
+  };
+  // Sends may run closures, which change counts: pivot the input's single-nonzero rows.
+  for (std::int64_t l = 0; l < lr; ++l)
+    if (a.row(l).size() == 1) pivot(pivot, a.global_row(l));
+  topo.done<0>();
+  topo.wait();
+  std::vector<std::int64_t> level(lr);
+  for (std::int64_t l = 0; l < lr; ++l) level[l] = rows[l].level;
+  result res{positions(level, a.rows()), {}};
+  actor<> places;  // each column takes its row's position
+  for (std::int64_t l = 0; l < lr; ++l)
+    places.send(pe(rows[l].sum % P),
+                [=, c = rows[l].sum, pos = res.row_perm[l]] { col_perm[c / P] = pos; });
+  places.done();
+  places.wait();
+  res.col_perm.assign(col_perm.begin(), col_perm.begin() + at.local_rows());
+  symmetric_free(here);
+  symmetric_free(col_perm);
+  symmetric_free(rows);
+  return res;
+}
+
+}  // namespace mailroom::apps::toposort
