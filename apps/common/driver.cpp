@@ -140,8 +140,9 @@ void print_table(const app_info& app, const sizes& sz, const std::vector<variant
 
 int run_driver(int argc, char** argv) {
   // Apps are registered here once all their variants exist and pass their checks.
-  const std::vector<app_info> apps = {histogram_app(), index_gather_app(), randperm_app(),
-                                      toposort_app()};
+  const std::vector<app_info> apps = {histogram_app(),        index_gather_app(),
+                                      permute_matrix_app(),   transpose_matrix_app(),
+                                      randperm_app(),         toposort_app()};
 
   CLI::App cli{
       "mailroom-bench: the Bale mini-apps in every variant, timed and checked.\n"

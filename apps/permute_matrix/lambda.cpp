@@ -1,0 +1,57 @@
+// Permute-matrix, lambda variant: closures capturing symmetric arrays carry each row's length to
+// the owner of its new row; then each nonzero's closure runs at the owner of its column's
+// permutation entry, reads the new column there and sends a second closure that stores it.
+#include "permute_matrix/permute_matrix.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace mailroom::apps::permute_matrix {
+
+sparse_matrix lambda(const problem& pb) {
+  const sparse_matrix& a = pb.a;
+  const int P = num_pes();
+  const bool valued = transport::allreduce_max(a.has_values()) != 0;  // an empty PE has none
+  const std::int64_t n = a.local_rows();
+  // Row r's length lands in ptr[r + 2]; after the scan ptr[r + 1] is where row r starts and
+  // serves as its cursor, so that once every nonzero is in, ptr[0..n] is B's row_ptr.
+  symmetric_array<std::int64_t> ptr(transport::allreduce_max(n) + 2);
+  symmetric_array<std::int64_t> cperm(transport::allreduce_max(std::ssize(pb.col_perm)));
+  std::ranges::copy(pb.col_perm, cperm.begin());  // where a closure can read it
+  actor<> lengths;
+  for (std::int64_t l = 0; l < n; ++l)
+    lengths.send(pe(pb.row_perm[l] % P),
+                 [ptr, r = pb.row_perm[l] / P, len = std::ssize(a.row(l))] { ptr[r + 2] = len; });
+  lengths.done();
+  lengths.wait();
+  std::inclusive_scan(ptr.begin(), ptr.begin() + n + 2, ptr.begin());
+  const std::int64_t nnz = ptr[n + 1], most = transport::allreduce_max(nnz);
+  symmetric_array<std::int64_t> cols(most);
+  symmetric_array<double> vals = valued ? symmetric_array<double>(most) : symmetric_array<double>();
+  mailroom::selector move{lambdas{}, lambdas{}};
+  auto self = move.ref();
+  for (std::int64_t l = 0; l < n; ++l)
+    for (std::int64_t k = a.row_ptr()[l], r = pb.row_perm[l]; k < a.row_ptr()[l + 1]; ++k) {
+      const std::int64_t j = a.col_idx()[k];
+      const double v = valued ? a.values()[k] : 0.0;
+      move.send<0>(pe(j % P), [=] {  // at the owner of cperm[j]
+        self->send<1>(pe(r % P), [=, c = cperm[j / P]] {
+          const std::int64_t at = ptr[r / P + 1]++;
+          cols[at] = c;
+          if (vals.data() != nullptr) vals[at] = v;  // null for a pattern matrix
+        });
+      });
+    }
+  move.done<0>();
+  move.wait();
+  sparse_matrix b(a.rows(), a.cols(), {ptr.begin(), ptr.begin() + n + 1},
+                  {cols.begin(), cols.begin() + nnz},
+                  {vals.begin(), vals.begin() + (valued ? nnz : 0)});
+  symmetric_free(vals);
+  symmetric_free(cols);
+  symmetric_free(cperm);
+  symmetric_free(ptr);
+  return b;
+}
+
+}  // namespace mailroom::apps::permute_matrix

@@ -1,0 +1,47 @@
+// Transpose-matrix, lambda variant: closures capturing symmetric arrays count each column's
+// nonzeros on the owner of that row of A^T, then drop every nonzero into its row there.
+#include "transpose_matrix/transpose_matrix.hpp"
+
+#include <numeric>
+
+namespace mailroom::apps::transpose_matrix {
+
+sparse_matrix lambda(const sparse_matrix& a) {
+  const int P = num_pes();
+  const bool valued = transport::allreduce_max(a.has_values()) != 0;  // an empty PE has none
+  const std::int64_t n = sparse_matrix::local_rows(a.cols(), this_pe().rank(), P);
+  // Row r's count lands in ptr[r + 2]; after the scan ptr[r + 1] is where row r starts and
+  // serves as its cursor, so that once every nonzero is in, ptr[0..n] is A^T's row_ptr.
+  symmetric_array<std::int64_t> ptr(transport::allreduce_max(n) + 2);
+  actor<> count;
+  for (const std::int64_t j : a.col_idx())
+    count.send(pe(j % P), [ptr, r = j / P] { ++ptr[r + 2]; });
+  count.done();
+  count.wait();
+  std::inclusive_scan(ptr.begin(), ptr.begin() + n + 2, ptr.begin());
+  const std::int64_t nnz = ptr[n + 1], most = transport::allreduce_max(nnz);
+  symmetric_array<std::int64_t> cols(most);
+  symmetric_array<double> vals = valued ? symmetric_array<double>(most) : symmetric_array<double>();
+  actor<> place;
+  for (std::int64_t l = 0; l < a.local_rows(); ++l)
+    for (std::int64_t k = a.row_ptr()[l], i = a.global_row(l); k < a.row_ptr()[l + 1]; ++k) {
+      const std::int64_t j = a.col_idx()[k];
+      const double v = valued ? a.values()[k] : 0.0;
+      place.send(pe(j % P), [=, r = j / P] {
+        const std::int64_t at = ptr[r + 1]++;
+        cols[at] = i;
+        if (vals.data() != nullptr) vals[at] = v;  // null for a pattern matrix
+      });
+    }
+  place.done();
+  place.wait();
+  sparse_matrix t(a.cols(), a.rows(), {ptr.begin(), ptr.begin() + n + 1},
+                  {cols.begin(), cols.begin() + nnz},
+                  {vals.begin(), vals.begin() + (valued ? nnz : 0)});
+  symmetric_free(vals);
+  symmetric_free(cols);
+  symmetric_free(ptr);
+  return t;
+}
+
+}  // namespace mailroom::apps::transpose_matrix
