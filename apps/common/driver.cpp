@@ -142,7 +142,8 @@ int run_driver(int argc, char** argv) {
   // Apps are registered here once all their variants exist and pass their checks.
   const std::vector<app_info> apps = {histogram_app(),        index_gather_app(),
                                       permute_matrix_app(),   transpose_matrix_app(),
-                                      randperm_app(),         toposort_app()};
+                                      randperm_app(),         toposort_app(),
+                                      triangles_app()};
 
   CLI::App cli{
       "mailroom-bench: the Bale mini-apps in every variant, timed and checked.\n"

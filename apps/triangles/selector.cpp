@@ -1,0 +1,30 @@
+// Triangles, selector variant: Bale's push form with typed messages. For each nonzero L[i][j]
+// and each column k < j of row i, the query {j, k} goes to j's owner, whose handler (inlined
+// into the delivery loop) counts it when k is in row j.
+#include "triangles/triangles.hpp"
+
+#include <algorithm>
+
+namespace mailroom::apps::triangles {
+
+std::int64_t selector(const sparse_matrix& l) {
+  struct query {
+    std::int64_t j, k;  // row j's local index on its owner; column k
+  };
+  const int P = num_pes();
+  std::int64_t hits = 0;
+  actor wedges{
+      mailbox<query>([&](query q) { hits += std::ranges::binary_search(l.row(q.j), q.k); })};
+  for (std::int64_t r = 0; r < l.local_rows(); ++r) {
+    const auto row = l.row(r);
+    for (std::size_t a = 1; a < row.size(); ++a) {
+      const pe owner(row[a] % P);
+      for (std::size_t b = 0; b < a; ++b) wedges.send(owner, query{row[a] / P, row[b]});
+    }
+  }
+  wedges.done();
+  wedges.wait();
+  return transport::allreduce_sum(hits);
+}
+
+}  // namespace mailroom::apps::triangles
