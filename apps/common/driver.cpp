@@ -115,8 +115,15 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
 
 void print_table(const app_info& app, const sizes& sz, const std::vector<variant_result>& results,
                  int reps) {
-  fmt::print("{}: {} PEs, {} {}s per PE, {} table elements per PE, seed {}, median of {}\n",
-             app.name, num_pes(), sz.n, app.op, sz.table_per_pe, sz.seed, reps);
+  std::string shape;
+  if (!sz.matrix.empty())
+    shape = fmt::format(", matrix {}", sz.matrix);
+  else if (sz.table_per_pe > 0)
+    shape = fmt::format(", {} table elements per PE", sz.table_per_pe);
+  else if (sz.nnz_per_row > 0)
+    shape = fmt::format(", {} nonzeros per row", sz.nnz_per_row);
+  fmt::print("{}: {} PEs, {} {}s per PE{}, seed {}, median of {}\n", app.name, num_pes(), sz.n,
+             app.op, shape, sz.seed, reps);
   fmt::print("{:<10} {:>10} {:>10} {:>10} {:>14} {:>9}  {}\n", "variant", "median s", "min s",
              "max s", fmt::format("ns/{}/PE", app.op), "vs naive", "check");
   double naive = 0;
@@ -140,10 +147,9 @@ void print_table(const app_info& app, const sizes& sz, const std::vector<variant
 
 int run_driver(int argc, char** argv) {
   // Apps are registered here once all their variants exist and pass their checks.
-  const std::vector<app_info> apps = {histogram_app(),        index_gather_app(),
-                                      permute_matrix_app(),   transpose_matrix_app(),
-                                      randperm_app(),         toposort_app(),
-                                      triangles_app()};
+  const std::vector<app_info> apps = {
+      histogram_app(), index_gather_app(), permute_matrix_app(), transpose_matrix_app(),
+      randperm_app(),  toposort_app(),     triangles_app()};
 
   CLI::App cli{
       "mailroom-bench: the Bale mini-apps in every variant, timed and checked.\n"
@@ -153,8 +159,7 @@ int run_driver(int argc, char** argv) {
   std::map<std::string, CLI::App*> subs;
   for (const auto& a : apps) {
     CLI::App* sub = cli.add_subcommand(a.name, a.summary);
-    sub->add_option("-n,--ops", st.n,
-                    fmt::format("{} per PE (default {})", a.n_means, a.default_n))
+    sub->add_option("-n,--ops", st.n, fmt::format("{} per PE (default {})", a.n_means, a.default_n))
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{4'000'000'000}));
     if (a.default_table > 0)
       sub->add_option("-T,--table", st.table,
