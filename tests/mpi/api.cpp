@@ -4,6 +4,8 @@
 // the program fails if any did.
 #include <mailroom/mailroom.hpp>
 
+#include "mpi_check.hpp"
+
 #include <mpi.h>
 
 #include <chrono>
@@ -18,23 +20,9 @@ namespace mr = mailroom;
 
 namespace {
 
-int g_me = 0, g_pes = 1;
-
-// Prints one line per failure on the PE that saw it.
-#define EXPECT(cond, ...)                                                    \
-  do {                                                                       \
-    if (!(cond)) {                                                           \
-      std::printf("rank %d: %s: check failed: %s: ", g_me, __func__, #cond); \
-      std::printf(__VA_ARGS__);                                              \
-      std::printf("\n");                                                     \
-      ++failures;                                                            \
-    }                                                                        \
-  } while (0)
-
-std::int64_t sum_over_pes(std::int64_t v) {
-  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-  return v;
-}
+using mailroom_test::g_me;
+using mailroom_test::g_pes;
+using mailroom_test::sum_over_pes;
 
 // finish() waits for every selector constructed inside it, here an actor and a two-mailbox
 // selector whose second mailbox only handlers feed; both outlive the finish body.

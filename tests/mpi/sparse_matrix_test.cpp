@@ -5,6 +5,8 @@
 // the program makes one named mistake instead and must die with the library's message.
 #include <mailroom/mailroom.hpp>
 
+#include "mpi_check.hpp"
+
 #include <mpi.h>
 #include <unistd.h>
 
@@ -23,23 +25,9 @@ using serial = mr::sparse_matrix::serial;
 
 namespace {
 
-int g_me = 0, g_pes = 1;
-
-// Prints one line per failure on the PE that saw it.
-#define EXPECT(cond, ...)                                                    \
-  do {                                                                       \
-    if (!(cond)) {                                                           \
-      std::printf("rank %d: %s: check failed: %s: ", g_me, __func__, #cond); \
-      std::printf(__VA_ARGS__);                                              \
-      std::printf("\n");                                                     \
-      ++failures;                                                            \
-    }                                                                        \
-  } while (0)
-
-std::int64_t sum_over_pes(std::int64_t v) {
-  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-  return v;
-}
+using mailroom_test::g_me;
+using mailroom_test::g_pes;
+using mailroom_test::sum_over_pes;
 
 long long ll(std::int64_t v) { return static_cast<long long>(v); }
 
