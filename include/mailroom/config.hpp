@@ -22,6 +22,8 @@ namespace mailroom {
     "aggregation memory budget per PE; creating a mailbox that cannot fit is an error")          \
   X(symmetric_heap_bytes, "MAILROOM_SYMMETRIC_HEAP_BYTES", bytes, 1ull << 30,                    \
     "virtual size of the symmetric heap reserved at the same address on every PE")              \
+  X(watchdog, "MAILROOM_WATCHDOG", count, 0,                                                     \
+    "seconds a wait may make no progress before every stuck PE reports and the job stops; 0: off") \
   X(verbose, "MAILROOM_VERBOSE", count, 0, "1 prints the configuration on rank 0 at start-up")
 
 /// The runtime configuration, read from the environment at start-up.

@@ -4,6 +4,7 @@
 #include "mailroom/error.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace mailroom::detail {
 
@@ -20,12 +21,40 @@ void scheduler::check_running(std::string_view call) {
                  call);
 }
 
+double scheduler::last_activity = -1;  // when idling began; -1: not idle
+
 bool scheduler::progress() {
   bool any = exchange::get().progress();
   if (in_handler) return any;
   // Index loop: a handler may construct nothing, but wait() of one selector steps all of them.
   for (std::size_t i = 0; i < live.size(); ++i) any = live[i]->step() || any;
+  if (any) {
+    last_activity = -1;
+  } else if (current_config().watchdog > 0) {
+    watch_idle();
+  }
   return any;
+}
+
+void scheduler::watch_idle() {
+  const double now = transport::wtime();
+  if (last_activity < 0) {
+    last_activity = now;
+    return;
+  }
+  const auto limit = static_cast<double>(current_config().watchdog);
+  if (now - last_activity < limit) return;
+  std::string report;
+  for (const selector_core* s : live) report += s->describe();
+  if (report.empty()) report = "  (no live selector)\n";
+  std::fprintf(stderr, "mailroom: rank %d: watchdog: no progress for %.0f s (MAILROOM_WATCHDOG=%.0f); "
+               "not terminated here:\n%s", transport::rank(), now - last_activity, limit,
+               report.c_str());
+  std::fflush(stderr);
+  // Give the other stuck PEs time to print their side before the job goes down.
+  const double grace = std::min(5.0, limit);
+  while (transport::wtime() - now < grace) exchange::get().progress();
+  MAILROOM_FAIL("watchdog: no progress for {:.0f} s; see the report above", now - last_activity);
 }
 
 selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
@@ -71,6 +100,22 @@ void selector_core::done(int m) {
   MAILROOM_CHECK(!user_done_[mi], "done({}) called twice on this {}", m, kind_);
   user_done_[mi] = true;
   boxes_[mi]->accept_external = false;
+}
+
+std::string selector_core::describe() const {
+  std::string out;
+  for (std::size_t m = 0; m < boxes_.size(); ++m) {
+    const auto& conv = boxes_[m]->conveyor;
+    const bool fin = mailbox_finished(static_cast<int>(m));
+    if (fin) continue;
+    out += fmt::format(
+        "  {} #{} mailbox {}: {}, {}, sent {} items, handled {}, {} buffers waiting here{}\n",
+        kind_, id_, m, plan_.entry[m] ? "entry" : "fed by handlers",
+        plan_.entry[m] ? (user_done_[m] ? "done() called" : "done() NOT called") : "closed by runtime",
+        conv.sent_items(), conv.processed_items(), conv.arrivals(),
+        conv.backlogged() ? ", buffers waiting for credits" : "");
+  }
+  return out;
 }
 
 bool selector_core::mailbox_finished(int m) const noexcept {

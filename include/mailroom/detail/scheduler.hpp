@@ -7,6 +7,7 @@
 #include "mailroom/termination.hpp"
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -42,6 +43,10 @@ struct scheduler {
   /// termination. Returns true if anything happened.
   static bool progress();
   static void check_running(std::string_view call);
+  /// MAILROOM_WATCHDOG: called when progress() did nothing; stops the job with a report of every
+  /// live selector once nothing has happened for the configured time.
+  static void watch_idle();
+  static double last_activity;
 };
 
 /// The non-template part of a selector: done bookkeeping, termination of each component of the
@@ -66,6 +71,8 @@ class selector_core {
 
   /// Cold path of send(): explains why mailbox m does not take this send.
   [[noreturn]] void refuse_send(int m, int dest) const;
+  /// One line per mailbox: entry or not, done, finished, items sent and handled, buffers waiting.
+  [[nodiscard]] std::string describe() const;
 
   /// The typed selector that owns this core (for selector_ref).
   void* owner = nullptr;
