@@ -1,30 +1,13 @@
 // Permute-matrix, BSP variant in the style of Bale's exstack: per-destination buckets of up to
 // 1024 items exchanged in MPI_Alltoallv supersteps; first the row lengths, then the nonzeros,
 // each superstep taking them to their column permutation's owner and on to their new row.
+#include "common/bsp.hpp"
 #include "permute_matrix/permute_matrix.hpp"
 
 #include <algorithm>
 #include <numeric>
 
 namespace mailroom::apps::permute_matrix {
-
-namespace {
-constexpr int k_bucket = 1024;  // items per destination per superstep
-
-// One exchange: send_n[d] items of `out` from send_at[d] go to PE d; returns everything sent here.
-template <class T>
-std::vector<T> superstep(const std::vector<T>& out, const std::vector<int>& send_n,
-                         const std::vector<int>& send_at) {
-  const int P = num_pes();
-  std::vector<int> recv_n(P), recv_at(P);
-  transport::alltoall(send_n.data(), recv_n.data());
-  std::exclusive_scan(recv_n.begin(), recv_n.end(), recv_at.begin(), 0);
-  std::vector<T> in(static_cast<std::size_t>(recv_at.back() + recv_n.back()));
-  transport::alltoallv(out.data(), send_n.data(), send_at.data(), in.data(), recv_n.data(),
-                       recv_at.data(), sizeof(T));
-  return in;
-}
-}  // namespace
 
 sparse_matrix bsp(const problem& pb) {
   struct length {
@@ -40,14 +23,14 @@ sparse_matrix bsp(const problem& pb) {
   const std::int64_t n = a.local_rows(), nnz = a.local_nnz();
   std::vector<std::int64_t> ptr(n + 1);
   std::vector<int> send_n(P), buckets(P), forward_n(P), forward_at(P);
-  for (int d = 0; d < P; ++d) buckets[d] = d * k_bucket;
-  std::vector<length> lengths(static_cast<std::size_t>(P) * k_bucket);
+  for (int d = 0; d < P; ++d) buckets[d] = d * k_bsp_bucket;
+  std::vector<length> lengths(static_cast<std::size_t>(P) * k_bsp_bucket);
   std::int64_t l = 0;
   do {  // every row's length to the owner of its new row
     std::ranges::fill(send_n, 0);
     for (; l < n; ++l) {
       const auto d = static_cast<int>(pb.row_perm[l] % P);
-      if (send_n[d] == k_bucket) break;
+      if (send_n[d] == k_bsp_bucket) break;
       lengths[buckets[d] + send_n[d]++] = {pb.row_perm[l] / P, std::ssize(a.row(l))};
     }
     for (const length& m : superstep(lengths, send_n, buckets)) ptr[m.row + 1] = m.n;
@@ -55,7 +38,7 @@ sparse_matrix bsp(const problem& pb) {
   std::inclusive_scan(ptr.begin(), ptr.end(), ptr.begin());
   std::vector<std::int64_t> fill(ptr.begin(), ptr.end() - 1), cols(ptr.back());
   std::vector<double> vals(valued ? ptr.back() : 0);
-  std::vector<entry> out(static_cast<std::size_t>(P) * k_bucket), forward;
+  std::vector<entry> out(static_cast<std::size_t>(P) * k_bsp_bucket), forward;
   std::int64_t k = 0;
   l = 0;  // the row of nonzero k
   do {
@@ -64,7 +47,7 @@ sparse_matrix bsp(const problem& pb) {
       while (k == a.row_ptr()[l + 1]) ++l;  // skip empty rows
       const std::int64_t j = a.col_idx()[k];
       const auto d = static_cast<int>(j % P);
-      if (send_n[d] == k_bucket) break;
+      if (send_n[d] == k_bsp_bucket) break;
       out[buckets[d] + send_n[d]++] = {pb.row_perm[l], j / P, valued ? a.values()[k] : 0.0};
     }
     const std::vector<entry> asked = superstep(out, send_n, buckets);

@@ -1,30 +1,12 @@
 // Transpose-matrix, BSP variant in the style of Bale's exstack: per-destination buckets of up to
 // 1024 items, exchanged in MPI_Alltoallv supersteps; first the column counts, then the nonzeros.
+#include "common/bsp.hpp"
 #include "transpose_matrix/transpose_matrix.hpp"
 
 #include <algorithm>
 #include <numeric>
 
 namespace mailroom::apps::transpose_matrix {
-
-namespace {
-constexpr int k_bucket = 1024;  // items per destination per superstep
-
-// One superstep: bucket d of `out` (send_n[d] items from d * k_bucket) goes to PE d; returns
-// everything sent here.
-template <class T>
-std::vector<T> superstep(const std::vector<T>& out, const std::vector<int>& send_n) {
-  const int P = num_pes();
-  std::vector<int> send_at(P), recv_n(P), recv_at(P);
-  for (int d = 0; d < P; ++d) send_at[d] = d * k_bucket;
-  transport::alltoall(send_n.data(), recv_n.data());
-  std::exclusive_scan(recv_n.begin(), recv_n.end(), recv_at.begin(), 0);
-  std::vector<T> in(static_cast<std::size_t>(recv_at.back() + recv_n.back()));
-  transport::alltoallv(out.data(), send_n.data(), send_at.data(), in.data(), recv_n.data(),
-                       recv_at.data(), sizeof(T));
-  return in;
-}
-}  // namespace
 
 sparse_matrix bsp(const sparse_matrix& a) {
   struct entry {
@@ -36,22 +18,22 @@ sparse_matrix bsp(const sparse_matrix& a) {
   const std::int64_t nnz = a.local_nnz();
   std::vector<std::int64_t> ptr(sparse_matrix::local_rows(a.cols(), this_pe().rank(), P) + 1);
   std::vector<int> send_n(P);
-  std::vector<std::int64_t> rows(static_cast<std::size_t>(P) * k_bucket);
+  std::vector<std::int64_t> rows(static_cast<std::size_t>(P) * k_bsp_bucket);
   std::int64_t k = 0;
   do {  // count the nonzeros of every column at the owner of that row of A^T
     std::ranges::fill(send_n, 0);
     for (; k < nnz; ++k) {
       const std::int64_t j = a.col_idx()[k];
       int& s = send_n[j % P];
-      if (s == k_bucket) break;
-      rows[j % P * k_bucket + s++] = j / P;
+      if (s == k_bsp_bucket) break;
+      rows[j % P * k_bsp_bucket + s++] = j / P;
     }
     for (const std::int64_t r : superstep(rows, send_n)) ++ptr[r + 1];
   } while (transport::allreduce_max(std::int64_t{k < nnz}) != 0);  // any PE left?
   std::inclusive_scan(ptr.begin(), ptr.end(), ptr.begin());
   std::vector<std::int64_t> fill(ptr.begin(), ptr.end() - 1), cols(ptr.back());
   std::vector<double> vals(valued ? ptr.back() : 0);
-  std::vector<entry> out(static_cast<std::size_t>(P) * k_bucket);
+  std::vector<entry> out(static_cast<std::size_t>(P) * k_bsp_bucket);
   std::int64_t l = 0;  // the row of nonzero k
   k = 0;
   do {  // carry every nonzero to its row of A^T
@@ -60,8 +42,8 @@ sparse_matrix bsp(const sparse_matrix& a) {
       while (k == a.row_ptr()[l + 1]) ++l;  // skip empty rows
       const std::int64_t j = a.col_idx()[k];
       int& s = send_n[j % P];
-      if (s == k_bucket) break;
-      out[j % P * k_bucket + s++] = {j / P, a.global_row(l), valued ? a.values()[k] : 0.0};
+      if (s == k_bsp_bucket) break;
+      out[j % P * k_bsp_bucket + s++] = {j / P, a.global_row(l), valued ? a.values()[k] : 0.0};
     }
     for (const entry& e : superstep(out, send_n)) {
       const std::int64_t at = fill[e.row]++;
