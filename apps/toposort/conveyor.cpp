@@ -35,8 +35,11 @@ result conveyor(const sparse_matrix& a, const sparse_matrix& at) {
   removal m{};
   pe from;
   // Every row pivots once and every column is fanned out once: so each PE knows when it is done.
-  while (pivots.advance(next == static_cast<std::size_t>(lr)) |
-         removals.advance(fan == static_cast<std::size_t>(lc))) {
+  const auto advance_both = [&] {  // both must advance every time: no short circuit
+    const bool p = pivots.advance(next == static_cast<std::size_t>(lr));
+    return removals.advance(fan == static_cast<std::size_t>(lc)) || p;
+  };
+  while (advance_both()) {
     for (; next < ready.size(); ++next) {
       const std::int64_t l = ready[next];
       if (!pivots.push({sum[l], a.global_row(l), level[l]}, pe(sum[l] % P))) break;
