@@ -7,7 +7,7 @@ build_dir=${1:-build}
 shift || true
 
 packages=(build-essential cmake ninja-build openmpi-bin libopenmpi-dev libfmt-dev libgtest-dev
-          libgmock-dev libcli11-dev nlohmann-json3-dev)
+          libgmock-dev libcli11-dev nlohmann-json3-dev iproute2)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
