@@ -182,8 +182,10 @@ int run_driver(int argc, char** argv) {
         ->check(CLI::Range(1, 1000));
     sub->add_option("--json", st.json, "also write the results as JSON to this file");
     sub->add_flag("--quick", st.quick,
-                  fmt::format("small sizes for tests ({} {}s, {} elements per PE)", a.quick_n, a.op,
-                              a.quick_table));
+                  a.quick_table > 0
+                      ? fmt::format("small sizes for tests ({} {} and {} table elements per PE)",
+                                    a.quick_n, a.n_means, a.quick_table)
+                      : fmt::format("small sizes for tests ({} {} per PE)", a.quick_n, a.n_means));
     subs[a.name] = sub;
   }
   // Name the culprit when the first word is no app (CLI11 would only say one is required).

@@ -49,7 +49,7 @@ struct app_info {
   std::function<std::unique_ptr<kernel_bench>()> make;
   double default_nnz = 0, quick_nnz = 0;  ///< nonzeros per row; 0: not a matrix app
   bool takes_matrix = false;              ///< accepts --matrix FILE.mtx
-  std::string n_means = "operations";     ///< what -n counts, for --help ("rows")
+  std::string n_means = "operations";     ///< what -n counts, for --help ("updates", "rows")
 };
 
 /// Every mini-app (defined next to each app's bench.cpp).

@@ -5,6 +5,7 @@
 #include "transport/mpi_check.hpp"
 
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 namespace mailroom::transport {
@@ -124,6 +125,8 @@ void reduce_scatter_sum(const std::int64_t* in, std::int64_t* out, std::size_t b
 }
 
 void broadcast(void* data, std::size_t bytes, int root) {
+  MAILROOM_CHECK(bytes <= static_cast<std::size_t>(std::numeric_limits<int>::max()),
+                 "broadcast of {} bytes: MPI counts are ints; send it in parts", bytes);
   MAILROOM_MPI(MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, root, MPI_COMM_WORLD));
 }
 
