@@ -117,12 +117,6 @@ void conveyor_core::credit(int dest) noexcept {
   }
 }
 
-bool conveyor_core::has_unflushed() const noexcept {
-  for (const auto& f : fills_)
-    if (f.buf != nullptr && f.items > 0) return true;
-  return false;
-}
-
 void conveyor_core::deliver(int source, std::byte* buf) noexcept {
   received_items_ += reinterpret_cast<const buffer_header*>(buf)->items;
   arrivals_.push_back(arrival{buf, source});

@@ -115,23 +115,10 @@ class conveyor_core {
     return true;
   }
 
-  /// Appends `n` bytes (n <= capacity - header) as one item.
-  [[nodiscard]] bool push_bytes(int dest, const void* item, std::size_t n) noexcept {
-    fill& f = fills_[static_cast<std::size_t>(dest)];
-    if (MAILROOM_UNLIKELY(f.used + n > capacity_)) {
-      if (!make_room(dest, n)) return false;
-    }
-    std::memcpy(f.buf + f.used, item, n);
-    f.used += static_cast<std::uint32_t>(n);
-    ++f.items;
-    return true;
-  }
-
   /// Ships every partly filled buffer. With force, never refuses (buffers without a credit go
   /// to the backlog; used at end of stream and before termination waves); without, skips
   /// destinations without a credit and returns false if it skipped any.
   bool flush(bool force);
-  [[nodiscard]] bool has_unflushed() const noexcept;
   /// Buffers waiting for a credit.
   [[nodiscard]] bool backlogged() const noexcept { return !backlog_.empty(); }
   /// `dest` acknowledged one buffer: send the next one waiting for it, if any.

@@ -64,7 +64,6 @@ class selector_core {
   [[nodiscard]] bool mailbox_finished(int m) const noexcept;
   [[nodiscard]] std::uint32_t id() const noexcept { return id_; }
   [[nodiscard]] int mailboxes() const noexcept { return static_cast<int>(boxes_.size()); }
-  [[nodiscard]] bool is_entry(int m) const noexcept { return plan_.entry[m]; }
 
   /// Processes arrivals and advances termination; returns true if anything happened.
   bool step();
