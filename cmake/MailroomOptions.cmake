@@ -4,6 +4,10 @@ target_compile_options(mailroom_options INTERFACE -Wall -Wextra -Wpedantic -Wsha
 if(MAILROOM_SANITIZE)
   target_compile_options(mailroom_options INTERFACE -fsanitize=${MAILROOM_SANITIZE} -fno-omit-frame-pointer)
   target_link_options(mailroom_options INTERFACE -fsanitize=${MAILROOM_SANITIZE})
+  # Undefined behaviour stops the program (and fails its test) instead of printing and going on.
+  if(MAILROOM_SANITIZE MATCHES "undefined")
+    target_compile_options(mailroom_options INTERFACE -fno-sanitize-recover=undefined)
+  endif()
 endif()
 # Internal invariants (MAILROOM_ASSERT) are on in Debug and sanitizer builds.
 if(MAILROOM_SANITIZE OR CMAKE_BUILD_TYPE STREQUAL "Debug")

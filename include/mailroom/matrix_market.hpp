@@ -18,9 +18,13 @@ struct error {
   std::string message;
 };
 
-/// The largest row or column count, and the largest number of entries, that parse accepts.
-inline constexpr std::int64_t max_dimension = 1'000'000'000;
-inline constexpr std::int64_t max_entries = 1'000'000'000;
+/// The largest row or column count, and the largest number of entries, that parse accepts. A
+/// file past them is an error naming the limit. The matrix takes memory for every row (8 bytes)
+/// and entry (16-24 bytes): a caller that reads untrusted files can lower the limits to bound it.
+struct limits {
+  std::int64_t max_dimension = 1'000'000'000;
+  std::int64_t max_entries = 1'000'000'000;
+};
 
 /// The whole matrix from Matrix Market text (serial, no MPI: also the fuzz target's entry).
 /// Symmetric files are expanded (both triangles); pattern files have no values; entries are
@@ -30,8 +34,9 @@ inline constexpr std::int64_t max_entries = 1'000'000'000;
 /// anywhere, the size line "rows cols entries", and one entry "i j [value]" per line with
 /// 1-based indices (a symmetric file may give either triangle; giving both is a duplicate).
 /// Rejected with a message: array format, complex, hermitian and skew-symmetric fields,
-/// sizes beyond the limits above, and anything else not of this form.
-std::optional<sparse_matrix::serial> parse(std::string_view text, error& err);
+/// sizes beyond `lim`, and anything else not of this form.
+std::optional<sparse_matrix::serial> parse(std::string_view text, error& err,
+                                           const limits& lim = {});
 
 /// Matrix Market text for a whole matrix ("general"; "pattern" when it has no values, else "real").
 std::string format(const sparse_matrix::serial& m);

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <new>
 #include <numeric>
 #include <vector>
@@ -151,6 +152,12 @@ std::optional<failure> index_value(std::string_view word, const char* what, std:
   return std::nullopt;
 }
 
+// a * b for a, b >= 0, or the largest int64 when the product does not fit.
+std::int64_t saturating_product(std::int64_t a, std::int64_t b) noexcept {
+  constexpr auto most = std::numeric_limits<std::int64_t>::max();
+  return a != 0 && b > most / a ? most : a * b;
+}
+
 struct entry {
   std::int64_t row, col;
   double value;
@@ -159,7 +166,8 @@ struct entry {
 
 enum class field { pattern, integer, real };
 
-std::optional<sparse_matrix::serial> parse_or_fail(std::string_view text, failure& fail) {
+std::optional<sparse_matrix::serial> parse_or_fail(std::string_view text, const limits& lim,
+                                                   failure& fail) {
   line_reader lines(text);
   std::string_view line, word;
 
@@ -240,7 +248,10 @@ std::optional<sparse_matrix::serial> parse_or_fail(std::string_view text, failur
     tokens t(line);
     const char* what[3] = {"rows", "columns", "entries"};
     std::int64_t* out[3] = {&rows, &cols, &nnz};
-    const std::int64_t limit[3] = {max_dimension, max_dimension, max_entries};
+    // At most 2^62 - 1, so that rows + 1 and the bounds below cannot overflow.
+    constexpr std::int64_t cap = (std::int64_t{1} << 62) - 1;
+    const std::int64_t limit[3] = {std::min(lim.max_dimension, cap),
+                                   std::min(lim.max_dimension, cap), std::min(lim.max_entries, cap)};
     for (int w = 0; w < 3; ++w) {
       if (!t.next(word)) {
         fail = {size_line, fmt::format("the size line ends before the number of {}: expected "
@@ -262,8 +273,11 @@ std::optional<sparse_matrix::serial> parse_or_fail(std::string_view text, failur
     fail = {size_line, fmt::format("a symmetric matrix must be square, not {} x {}", rows, cols)};
     return std::nullopt;
   }
-  // rows and cols are at most 1e9: their product fits in 63 bits.
-  const std::int64_t positions = symmetric ? rows * (rows + 1) / 2 : rows * cols;
+  // The number of positions, saturated: the limits may allow a product past 63 bits.
+  const std::int64_t positions =
+      symmetric ? saturating_product(rows % 2 == 0 ? rows / 2 : rows,
+                                     rows % 2 == 0 ? rows + 1 : (rows + 1) / 2)
+                : saturating_product(rows, cols);
   if (nnz > positions) {
     fail = {size_line, fmt::format("{} entries do not fit in a {} x {}{} matrix ({} positions)",
                                    nnz, rows, cols, symmetric ? " symmetric" : "", positions)};
@@ -384,9 +398,10 @@ std::optional<sparse_matrix::serial> parse_or_fail(std::string_view text, failur
 
 }  // namespace
 
-std::optional<sparse_matrix::serial> parse(std::string_view text, error& err) {
+std::optional<sparse_matrix::serial> parse(std::string_view text, error& err,
+                                           const limits& lim) {
   failure fail{0, {}};
-  auto m = parse_or_fail(text, fail);
+  auto m = parse_or_fail(text, lim, fail);
   if (!m) err = {fail.line, std::move(fail.message)};
   return m;
 }

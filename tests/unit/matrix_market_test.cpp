@@ -9,6 +9,7 @@
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <string>
@@ -148,6 +149,29 @@ TEST(MatrixMarket, IndexTooLargeForSixtyFourBits) {
   EXPECT_EQ(err.message, "the column index '99999999999999999999' is out of range 1..2");
 }
 
+
+// A caller reading untrusted files lowers the limits; huge limits never overflow the arithmetic.
+TEST(MatrixMarket, CallerLimitsBoundTheSizes) {
+  const std::string text = "%%MatrixMarket matrix coordinate pattern symmetric\n100 100 3\n";
+  mm::error err;
+  EXPECT_FALSE(mm::parse(text, err, mm::limits{99, 1000}));
+  EXPECT_EQ(err.line, 2);
+  EXPECT_EQ(err.message, "the number of rows 100 is too large (at most 99)");
+  EXPECT_FALSE(mm::parse(text, err, mm::limits{100, 2}));
+  EXPECT_EQ(err.message, "the number of entries 3 is too large (at most 2)");
+
+  const mm::limits huge{std::numeric_limits<std::int64_t>::max(),
+                        std::numeric_limits<std::int64_t>::max()};
+  EXPECT_FALSE(mm::parse("%%MatrixMarket matrix coordinate pattern symmetric\n"
+                         "4611686018427387903 4611686018427387903 4611686018427387903\n",
+                         err, huge));
+  EXPECT_EQ(err.line, 3);  // the sizes are accepted; the entries are missing
+  EXPECT_FALSE(mm::parse("%%MatrixMarket matrix coordinate pattern general\n"
+                         "4611686018427387904 1 0\n",
+                         err, huge));
+  EXPECT_EQ(err.message,
+            "the number of rows 4611686018427387904 is too large (at most 4611686018427387903)");
+}
 TEST(MatrixMarket, FormatWritesCoordinateGeneral) {
   EXPECT_EQ(mm::format(make(2, 3, {0, 2, 3}, {0, 2, 1})),
             "%%MatrixMarket matrix coordinate pattern general\n2 3 3\n1 1\n1 3\n2 2\n");
