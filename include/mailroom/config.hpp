@@ -15,13 +15,18 @@ namespace mailroom {
   X(buffer_bytes, "MAILROOM_BUFFER_BYTES", bytes, 32768,                                          \
     "bytes per aggregation buffer (one per destination PE and mailbox); 256 B to 16 MiB")        \
   X(credits, "MAILROOM_CREDITS", count, 4,                                                        \
-    "buffers a mailbox may have unacknowledged per destination PE; more wait, senders slow")    \
+    "buffers a mailbox may have unacknowledged per destination PE (fewer if the budget "        \
+    "cannot hold them); more wait, senders slow")                                                \
   X(receives_posted, "MAILROOM_RECEIVES_POSTED", count, 8,                                       \
     "receives kept posted per PE (each holds one buffer)")                                       \
   X(budget_bytes, "MAILROOM_BUDGET_BYTES", bytes, 256ull << 20,                                  \
-    "aggregation memory budget per PE; creating a mailbox that cannot fit is an error")          \
+    "aggregation memory budget per PE: each mailbox reserves P x buffer x (1 + 2 x credits); "  \
+    "one that cannot fit even 1 credit is an error")                                            \
   X(symmetric_heap_bytes, "MAILROOM_SYMMETRIC_HEAP_BYTES", bytes, 1ull << 30,                    \
     "virtual size of the symmetric heap reserved at the same address on every PE")              \
+  X(idle_sleep_ns, "MAILROOM_IDLE_SLEEP_NS", count, 0,                                          \
+    "after 64 progress calls in a row find nothing to do, sleep this long (helps more PEs than "   \
+    "cores, and emulated hosts); 0: spin")                                                       \
   X(watchdog, "MAILROOM_WATCHDOG", count, 0,                                                     \
     "seconds a wait may make no progress before every stuck PE reports and the job stops; 0: off") \
   X(verbose, "MAILROOM_VERBOSE", count, 0, "1 prints the configuration on rank 0 at start-up")

@@ -38,7 +38,9 @@ class conveyor {
     MAILROOM_CHECK(static_cast<unsigned>(dest.rank()) < static_cast<unsigned>(pes_),
                    "conveyor::push: PE {} is out of range [0, {})", dest.rank(), pes_);
     ++pushed_;
-    return core_.template push<sizeof(T)>(dest.rank(), &item);
+    const bool queued = core_.template push<sizeof(T)>(dest.rank(), &item);
+    queued_ += queued;
+    return queued;
   }
 
   /// Takes the next arrived item, if any.
@@ -72,7 +74,12 @@ class conveyor {
   /// and every item destined to this PE has been pulled.
   bool advance(bool done) {
     if (finished_) return false;
-    detail::exchange::get().progress();
+    auto& ex = detail::exchange::get();
+    const bool moved = ex.progress();
+    // Idle: MPI had nothing for us, nothing was queued since the last call, nothing to pull.
+    ex.idle_poll(!moved && queued_ == queued_at_advance_ && cursor_ == nullptr &&
+                 !core_.has_arrivals());
+    queued_at_advance_ = queued_;
     if (done && !core_.closed()) core_.close();
     if (!core_.closed()) {
       // Nothing pushed since the last call: the producer is waiting (e.g. for replies), so
@@ -95,7 +102,8 @@ class conveyor {
   int pes_ = detail::exchange::get().pes();
   const std::byte* cursor_ = nullptr;
   bool finished_ = false;
-  std::uint64_t pushed_ = 0, pushed_at_advance_ = 0;
+  std::uint64_t pushed_ = 0, pushed_at_advance_ = 0;  // push calls, accepted or not
+  std::uint64_t queued_ = 0, queued_at_advance_ = 0;  // accepted pushes
   const std::byte* end_ = nullptr;
   int source_ = 0;
 };

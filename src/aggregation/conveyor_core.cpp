@@ -20,14 +20,19 @@ conveyor_core::conveyor_core(bool delta_records)
       fills_(static_cast<std::size_t>(ex_.pes())),
       sent_to_(static_cast<std::size_t>(ex_.pes()), 0),
       outstanding_(static_cast<std::size_t>(ex_.pes()), 0),
-      credits_(ex_.credits()) {
+      credits_(0) {
   if (delta_records) delta_.resize(fills_.size());
-  const std::size_t fills_bytes = (ex_.live_conveyors() + 1) * fills_.size() * capacity_;
-  MAILROOM_CHECK(fills_bytes <= current_config().budget_bytes,
-                 "{} live mailboxes x {} PEs x {}-byte buffers exceed MAILROOM_BUDGET_BYTES={} "
-                 "(raise it or lower MAILROOM_BUFFER_BYTES)",
-                 ex_.live_conveyors() + 1, fills_.size(), capacity_,
-                 current_config().budget_bytes);
+  // Every PE creates the same conveyors in the same order with the same configuration, so the
+  // credits agree: what a sender may have in flight is what the receiver reserved for arrivals.
+  const std::size_t left = ex_.budget_left();
+  credits_ = ex_.reserve_credits();
+  MAILROOM_CHECK(credits_ > 0,
+                 "mailbox #{} does not fit in MAILROOM_BUDGET_BYTES={}: a mailbox needs at least "
+                 "3 buffers per PE (one filling, one in flight, one arrived): {} PEs x 3 x {} "
+                 "bytes, but only {} bytes are left next to the {} live mailboxes and the posted "
+                 "receives (raise the budget, or lower MAILROOM_BUFFER_BYTES)",
+                 ex_.live_conveyors(), current_config().budget_bytes, fills_.size(), capacity_,
+                 left, ex_.live_conveyors());
   // An absent buffer looks full, so the first push for a destination takes the slow path.
   for (auto& f : fills_) f.used = capacity_;
   id_ = ex_.attach(this);
@@ -39,6 +44,7 @@ conveyor_core::~conveyor_core() {
   for (auto& a : arrivals_) ex_.release(a.buf);
   for (auto& [dest, buf] : backlog_) ex_.release(buf);
   ex_.backlog_changed(-static_cast<int>(backlog_.size()));
+  ex_.release_credits(credits_);
   ex_.detach(id_);
 }
 
@@ -66,7 +72,8 @@ bool conveyor_core::make_room(int dest, std::size_t need) noexcept {
 }
 
 bool conveyor_core::can_ship(int dest) const noexcept {
-  if (dest == me_) return arrivals_.size() <= ex_.arrivals_limit();
+  // The own PE: no more than 2c buffers arrived and unhandled, as the reservation counts.
+  if (dest == me_) return arrivals_.size() < 2 * static_cast<std::size_t>(credits_);
   return outstanding_[static_cast<std::size_t>(dest)] < credits_;
 }
 

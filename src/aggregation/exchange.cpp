@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <ctime>
 #include <new>
 
 namespace mailroom::detail {
@@ -37,7 +38,8 @@ exchange::exchange(const config& cfg)
     : capacity_((cfg.buffer_bytes + 63) / 64 * 64),
       budget_(cfg.budget_bytes),
       credits_(static_cast<std::uint32_t>(cfg.credits)),
-      arrivals_limit_(std::max<std::size_t>(4, cfg.receives_posted)),
+      reserved_(cfg.receives_posted * capacity_),
+      idle_sleep_ns_(cfg.idle_sleep_ns),
       me_(transport::rank()),
       pes_(transport::size()),
       acks_(static_cast<std::size_t>(pes_)) {
@@ -58,6 +60,24 @@ exchange::~exchange() {
     for (auto& [src, buf] : list) release(buf);
   for (std::byte* b : free_) ::operator delete[](b, k_align);
 }
+
+void exchange::sleep_idle() const noexcept {
+  const timespec pause{static_cast<time_t>(idle_sleep_ns_ / 1'000'000'000),
+                       static_cast<long>(idle_sleep_ns_ % 1'000'000'000)};
+  nanosleep(&pause, nullptr);
+}
+
+std::uint32_t exchange::reserve_credits() noexcept {
+  const std::size_t per_credit = 2 * static_cast<std::size_t>(pes_) * capacity_;
+  const std::size_t left = budget_left();
+  if (left < reservation(1)) return 0;
+  const auto fit = static_cast<std::uint32_t>(
+      std::min<std::size_t>(credits_, (left - reservation(0)) / per_credit));
+  reserved_ += reservation(fit);
+  return fit;
+}
+
+void exchange::release_credits(std::uint32_t c) noexcept { reserved_ -= reservation(c); }
 
 std::uint32_t exchange::attach(conveyor_core* c) {
   const std::uint32_t id = next_id_++;

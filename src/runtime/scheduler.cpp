@@ -30,10 +30,12 @@ bool scheduler::progress() {
   for (std::size_t i = 0; i < live.size(); ++i) any = live[i]->step() || any;
   if (any) {
     last_activity = -1;
-  } else if (current_config().watchdog > 0) {
-    watch_idle();
+    exchange::get().idle_poll(false);
+    return true;
   }
-  return any;
+  if (current_config().watchdog > 0) watch_idle();
+  exchange::get().idle_poll(true);
+  return false;
 }
 
 void scheduler::watch_idle() {

@@ -1,7 +1,8 @@
-// Exactly-once delivery: random traffic into a selector whose graph has a chain (A -> B) that
-// feeds a 2-cycle (B -> C <-> D) and a self-loop (S -> S). Every message must be handled once, on
-// the PE it was sent to, with the right sender; per-mailbox counts and sums are checked against
-// what the senders computed.
+// Exactly-once delivery: random traffic into a selector whose graph has a chain (E -> A -> B)
+// that feeds a 2-cycle (B -> C <-> D) and a self-loop (S -> S), with two message sizes (E carries
+// 184-byte messages whose every word is checked, the others 24 bytes). Every message must be
+// handled once, on the PE it was sent to, with the right sender, intact; per-mailbox counts and
+// sums are checked against what the senders computed.
 #include <mailroom/mailroom.hpp>
 
 #include <mpi.h>
@@ -16,9 +17,10 @@ namespace mr = mailroom;
 
 namespace {
 
-enum box : int { a_box, b_box, s_box, c_box, d_box, box_count };
+enum box : int { a_box, b_box, s_box, c_box, d_box, e_box, box_count };
 constexpr std::array<const char*, box_count> box_names{
-    "A (chain head)", "B (chain, feeds C)", "S (self-loop)", "C (2-cycle)", "D (2-cycle)"};
+    "A (chain)", "B (chain, feeds C)", "S (self-loop)", "C (2-cycle)", "D (2-cycle)",
+    "E (chain head, large messages)"};
 
 struct message {
   std::uint64_t payload;
@@ -26,6 +28,12 @@ struct message {
   std::int32_t origin;  // the PE that sent it
   std::int32_t ttl;     // forwards still to do (the chain: hops done so far)
   std::int32_t pad = 0;
+};
+
+// A larger message: a header and words that depend on its payload, checked on arrival.
+struct big_message {
+  message head;
+  std::array<std::uint64_t, 20> words;
 };
 
 // What a mailbox saw (or should see), summed over PEs: count, payload sum and a hash sum, so
@@ -48,6 +56,12 @@ struct tally {
       MPI_Allreduce(MPI_IN_PLACE, v->data(), box_count, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   }
 };
+
+std::array<std::uint64_t, 20> words_for(std::uint64_t payload) {
+  std::array<std::uint64_t, 20> w{};
+  for (std::size_t k = 0; k < w.size(); ++k) w[k] = tally::mix(payload + k);
+  return w;
+}
 
 // B forwards every message into the cycle with a ttl its sender can predict.
 std::int32_t cycle_ttl_after_b(std::uint64_t payload) {
@@ -72,7 +86,7 @@ int main(int argc, char** argv) {
     expected.add(c_box, payload, static_cast<std::uint64_t>(ttl) / 2 + 1);
     expected.add(d_box, payload, (static_cast<std::uint64_t>(ttl) + 1) / 2);
   };
-  std::int64_t wrong_pe = 0, wrong_sender = 0, wrong_hops = 0;
+  std::int64_t wrong_pe = 0, wrong_sender = 0, wrong_hops = 0, corrupt = 0;
 
   // Records a message in mailbox b; checks it reached the PE it was addressed to, from `from`.
   auto receive = [&](int b, const message& m, mr::pe from) {
@@ -86,8 +100,13 @@ int main(int argc, char** argv) {
   };
 
   mr::selector sel{
-      mr::graph{{{a_box, b_box}, {b_box, c_box}, {s_box, s_box}, {c_box, d_box}, {d_box, c_box}},
-                {a_box, s_box, c_box}},
+      mr::graph{{{a_box, b_box},
+                 {b_box, c_box},
+                 {s_box, s_box},
+                 {c_box, d_box},
+                 {d_box, c_box},
+                 {e_box, a_box}},
+                {a_box, s_box, c_box, e_box}},
       mr::mailbox<message>([&](const message& m, mr::pe from, auto& self) {
         receive(a_box, m, from);
         const message f = forward(m, m.ttl + 1);
@@ -119,14 +138,20 @@ int main(int argc, char** argv) {
           const message f = forward(m, m.ttl - 1);
           self.template send<c_box>(mr::pe(f.dest), f);
         }
+      }),
+      mr::mailbox<big_message>([&](const big_message& m, mr::pe from, auto& self) {
+        receive(e_box, m.head, from);
+        corrupt += m.words != words_for(m.head.payload);
+        const message f = forward(m.head, 0);
+        self.template send<a_box>(mr::pe(f.dest), f);
       })};
 
-  // Only the declared entries A, S and C are fed from outside (C also from B's handler).
+  // Only the declared entries E, A, S and C are fed from outside (A and C also from handlers).
   for (std::int64_t i = 0; i < n_here; ++i) {
     const std::uint64_t payload = rng();
     const auto ttl = static_cast<std::int32_t>(rng() % 8);
     const mr::pe to = random_pe();
-    switch (rng() % 3) {
+    switch (rng() % 4) {
       case 0:
         sel.send<a_box>(to, message{payload, to.rank(), me, 0});
         expected.add(a_box, payload);
@@ -137,15 +162,23 @@ int main(int argc, char** argv) {
         sel.send<s_box>(to, message{payload, to.rank(), me, ttl});
         expected.add(s_box, payload, static_cast<std::uint64_t>(ttl) + 1);
         break;
-      default:
+      case 2:
         sel.send<c_box>(to, message{payload, to.rank(), me, ttl});
         add_cycle_visits(payload, ttl);
+        break;
+      default:
+        sel.send<e_box>(to, big_message{message{payload, to.rank(), me, 0}, words_for(payload)});
+        expected.add(e_box, payload);
+        expected.add(a_box, payload);
+        expected.add(b_box, payload);
+        add_cycle_visits(payload, cycle_ttl_after_b(payload));
         break;
     }
   }
   sel.done<a_box>();
   sel.done<s_box>();
   sel.done<c_box>();
+  sel.done<e_box>();
   sel.wait();
 
   int failures = 0;
@@ -155,8 +188,8 @@ int main(int argc, char** argv) {
   }
   seen.allreduce();
   expected.allreduce();
-  std::int64_t bad[3] = {wrong_pe, wrong_sender, wrong_hops};
-  MPI_Allreduce(MPI_IN_PLACE, bad, 3, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  std::int64_t bad[4] = {wrong_pe, wrong_sender, wrong_hops, corrupt};
+  MPI_Allreduce(MPI_IN_PLACE, bad, 4, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   if (me == 0) {
     for (int b = 0; b < box_count; ++b) {
       if (seen.count[b] != expected.count[b] || seen.sum[b] != expected.sum[b] ||
@@ -173,10 +206,10 @@ int main(int argc, char** argv) {
         ++failures;
       }
     }
-    const char* what[3] = {"handled on a PE other than the one addressed",
+    const char* what[4] = {"handled on a PE other than the one addressed",
                            "with a wrong sender (from or mr::sender())",
-                           "in B with a wrong hop count"};
-    for (int k = 0; k < 3; ++k) {
+                           "in B with a wrong hop count", "in E with corrupted words"};
+    for (int k = 0; k < 4; ++k) {
       if (bad[k] != 0) {
         std::printf("%lld messages %s\n", static_cast<long long>(bad[k]), what[k]);
         ++failures;

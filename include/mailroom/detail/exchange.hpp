@@ -36,11 +36,20 @@ class exchange final : public transport::channel_sink {
   [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
   [[nodiscard]] int me() const noexcept { return me_; }
   [[nodiscard]] int pes() const noexcept { return pes_; }
-  /// Buffers a conveyor may have unacknowledged per destination.
-  [[nodiscard]] std::uint32_t credits() const noexcept { return credits_; }
-  /// Arrived buffers a conveyor may hold unhandled before user-context pushes to the own PE
-  /// refuse (so that producing for oneself never outruns consuming).
-  [[nodiscard]] std::size_t arrivals_limit() const noexcept { return arrivals_limit_; }
+  /// Takes a new conveyor's worst-case share of the memory budget and returns its credits (the
+  /// buffers it may have unacknowledged per destination): MAILROOM_CREDITS, or fewer when the
+  /// budget left cannot hold them. With c credits a conveyor holds at most, per PE, one filling
+  /// buffer, c sent and unacknowledged and c arrived and unhandled: pes x capacity x (1 + 2c)
+  /// bytes. Returns 0, reserving nothing, when not even c = 1 fits.
+  std::uint32_t reserve_credits() noexcept;
+  /// Gives back what reserve_credits(c) took.
+  void release_credits(std::uint32_t c) noexcept;
+  /// The bytes reserve_credits takes for c credits.
+  [[nodiscard]] std::size_t reservation(std::uint32_t c) const noexcept {
+    return static_cast<std::size_t>(pes_) * capacity_ * (1 + 2 * static_cast<std::size_t>(c));
+  }
+  /// The part of the budget that no conveyor and no posted receive has reserved.
+  [[nodiscard]] std::size_t budget_left() const noexcept { return budget_ - reserved_; }
 
   /// Collective: gives the conveyor the next id and the buffers that arrived for it early.
   std::uint32_t attach(conveyor_core* c);
@@ -63,6 +72,20 @@ class exchange final : public transport::channel_sink {
   /// Returns true if anything happened.
   bool progress();
 
+  /// Called by every progress loop with whether this poll found nothing to do. After
+  /// k_idle_polls idle polls in a row, sleeps MAILROOM_IDLE_SLEEP_NS (if set): spinning is
+  /// fastest while a PE has a core of its own; a short sleep lets a PE that shares one (or the
+  /// kernel's network processing) run instead.
+  void idle_poll(bool idle) noexcept {
+    if (!idle) {
+      idle_polls_ = 0;
+    } else if (idle_sleep_ns_ > 0 && ++idle_polls_ >= k_idle_polls) {
+      idle_polls_ = 0;
+      sleep_idle();
+    }
+  }
+  static constexpr int k_idle_polls = 64;
+
   [[nodiscard]] std::size_t pool_bytes() const noexcept { return pool_bytes_; }
   [[nodiscard]] std::size_t peak_pool_bytes() const noexcept { return peak_pool_bytes_; }
   [[nodiscard]] std::size_t live_conveyors() const noexcept { return live_; }
@@ -76,12 +99,15 @@ class exchange final : public transport::channel_sink {
   std::byte* fresh_buffer() noexcept override { return acquire(); }
   void acknowledged(int source, const std::uint32_t* ids, std::size_t n) noexcept override;
   void send_acks();
+  void sleep_idle() const noexcept;
 
   static exchange* instance_;
   std::size_t capacity_;
   std::size_t budget_;
   std::uint32_t credits_;
-  std::size_t arrivals_limit_;
+  std::size_t reserved_;  // posted receives and the live conveyors' reservations
+  std::uint64_t idle_sleep_ns_;
+  int idle_polls_ = 0;
   int me_, pes_;
   std::vector<std::byte*> free_;
   std::size_t pool_bytes_ = 0, peak_pool_bytes_ = 0;
