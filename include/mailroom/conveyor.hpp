@@ -76,10 +76,13 @@ class conveyor {
     if (finished_) return false;
     auto& ex = detail::exchange::get();
     const bool moved = ex.progress();
-    // Idle: MPI had nothing for us, nothing was queued since the last call, nothing to pull.
-    ex.idle_poll(!moved && queued_ == queued_at_advance_ && cursor_ == nullptr &&
-                 !core_.has_arrivals());
+    // Idle: since the last call MPI brought nothing, no push was queued and nothing was pulled
+    // (the caller may be waiting for a credit with an item put back, or for replies).
+    ex.idle_poll(!moved && queued_ == queued_at_advance_ && cursor_ == cursor_at_advance_ &&
+                 core_.processed_items() == processed_at_advance_);
     queued_at_advance_ = queued_;
+    cursor_at_advance_ = cursor_;
+    processed_at_advance_ = core_.processed_items();
     if (done && !core_.closed()) core_.close();
     if (!core_.closed()) {
       // Nothing pushed since the last call: the producer is waiting (e.g. for replies), so
@@ -104,6 +107,8 @@ class conveyor {
   bool finished_ = false;
   std::uint64_t pushed_ = 0, pushed_at_advance_ = 0;  // push calls, accepted or not
   std::uint64_t queued_ = 0, queued_at_advance_ = 0;  // accepted pushes
+  const std::byte* cursor_at_advance_ = nullptr;
+  std::int64_t processed_at_advance_ = 0;
   const std::byte* end_ = nullptr;
   int source_ = 0;
 };
