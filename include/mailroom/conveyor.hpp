@@ -38,9 +38,7 @@ class conveyor {
     MAILROOM_CHECK(static_cast<unsigned>(dest.rank()) < static_cast<unsigned>(pes_),
                    "conveyor::push: PE {} is out of range [0, {})", dest.rank(), pes_);
     ++pushed_;
-    const bool queued = core_.template push<sizeof(T)>(dest.rank(), &item);
-    queued_ += queued;
-    return queued;
+    return core_.template push<sizeof(T)>(dest.rank(), &item);
   }
 
   /// Takes the next arrived item, if any.
@@ -78,9 +76,10 @@ class conveyor {
     const bool moved = ex.progress();
     // Idle: since the last call MPI brought nothing, no push was queued and nothing was pulled
     // (the caller may be waiting for a credit with an item put back, or for replies).
-    ex.idle_poll(!moved && queued_ == queued_at_advance_ && cursor_ == cursor_at_advance_ &&
+    const std::uint64_t queued = pushed_ - core_.refused();
+    ex.idle_poll(!moved && queued == queued_at_advance_ && cursor_ == cursor_at_advance_ &&
                  core_.processed_items() == processed_at_advance_);
-    queued_at_advance_ = queued_;
+    queued_at_advance_ = queued;
     cursor_at_advance_ = cursor_;
     processed_at_advance_ = core_.processed_items();
     if (done && !core_.closed()) core_.close();
@@ -106,7 +105,7 @@ class conveyor {
   const std::byte* cursor_ = nullptr;
   bool finished_ = false;
   std::uint64_t pushed_ = 0, pushed_at_advance_ = 0;  // push calls, accepted or not
-  std::uint64_t queued_ = 0, queued_at_advance_ = 0;  // accepted pushes
+  std::uint64_t queued_at_advance_ = 0;  // accepted pushes: pushed_ less the core's refusals
   const std::byte* cursor_at_advance_ = nullptr;
   std::int64_t processed_at_advance_ = 0;
   const std::byte* end_ = nullptr;

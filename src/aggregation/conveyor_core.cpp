@@ -55,7 +55,10 @@ bool conveyor_core::make_room(int dest, std::size_t need) noexcept {
                  "a message was sent to mailbox #{} after its end of stream on this PE "
                  "(send after done, or a missing edge in the dependency graph)", id_);
   if (f.buf != nullptr && f.items > 0) {
-    if (!g_may_spill && !can_ship(dest)) return false;
+    if (!g_may_spill && !can_ship(dest)) {
+      ++refused_;
+      return false;
+    }
     ship(dest);
   }
   if (f.buf == nullptr) {

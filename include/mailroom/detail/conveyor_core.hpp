@@ -133,6 +133,8 @@ class conveyor_core {
   /// Items handed to the transport (or the local queue), and items processed, on this PE.
   [[nodiscard]] std::int64_t sent_items() const noexcept { return sent_items_; }
   [[nodiscard]] std::int64_t processed_items() const noexcept { return processed_items_; }
+  /// Pushes refused so far (counted on the slow path only: the fast path stays as it is).
+  [[nodiscard]] std::uint64_t refused() const noexcept { return refused_; }
 
   /// End of stream: this PE pushes nothing more. Then step() runs flush, the count exchange
   /// and the drain; ended() once every item destined here has been processed.
@@ -192,6 +194,7 @@ class conveyor_core {
   std::uint32_t credits_;
   std::deque<arrival> arrivals_;
   std::int64_t sent_items_ = 0, received_items_ = 0, processed_items_ = 0;
+  std::uint64_t refused_ = 0;
   std::int64_t expected_ = -1;
   stream state_ = stream::open;
   transport::collective_context collective_;
