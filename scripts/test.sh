@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test suite: set up, build, and run every test (unit, MPI at 1-4 PEs, negative-compile,
+# The test suite: set up, build, and run every test (unit, MPI at 1-16 PEs, negative-compile,
 # install, bench, cluster); then the same suite again built by clang with AddressSanitizer and
 # UndefinedBehaviorSanitizer, plus the Matrix Market fuzz target for a bounded time.
 set -euo pipefail

@@ -219,6 +219,10 @@ TEST_F(ConfigEnvironmentDeathTest, OutOfRangeIsFatal) {
   set("MAILROOM_SYMMETRIC_HEAP_BYTES", "1K");
   EXPECT_EXIT(config::from_environment(), testing::ExitedWithCode(1),
               "MAILROOM_SYMMETRIC_HEAP_BYTES=1024 is out of range");
+  ASSERT_EQ(unsetenv("MAILROOM_SYMMETRIC_HEAP_BYTES"), 0);
+  set("MAILROOM_IDLE_SLEEP_NS", "1000000001");
+  EXPECT_EXIT(config::from_environment(), testing::ExitedWithCode(1),
+              "MAILROOM_IDLE_SLEEP_NS=1000000001 is out of range");
 }
 
 TEST_F(ConfigEnvironmentDeathTest, UnknownVariableIsFatal) {
