@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what mailroom needs on Debian 12 (only what is missing), then configures and builds.
 # Usage: scripts/setup.sh [build-dir] [extra cmake args...]   (default build dir: build)
-# With CXX=clang++ it also installs clang and its sanitizer and libFuzzer runtimes.
+# With CXX=clang++ it also installs clang, its sanitizer and libFuzzer runtimes, and
+# llvm-symbolizer (package llvm), without which sanitizer reports show no file names.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${1:-build}
@@ -9,7 +10,7 @@ shift || true
 
 packages=(build-essential cmake ninja-build openmpi-bin libopenmpi-dev libfmt-dev libgtest-dev
           libgmock-dev libcli11-dev nlohmann-json3-dev iproute2)
-case "${CXX:-}" in *clang*) packages+=(clang libclang-rt-14-dev) ;; esac
+case "${CXX:-}" in *clang*) packages+=(clang libclang-rt-14-dev llvm) ;; esac
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
