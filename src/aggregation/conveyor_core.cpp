@@ -65,7 +65,10 @@ bool conveyor_core::make_room(int dest, std::size_t need) noexcept {
     f.buf = ex_.acquire();
     f.used = static_cast<std::uint32_t>(k_header_bytes);
     f.items = 0;
-    if (!delta_.empty()) delta_[static_cast<std::size_t>(dest)].count_at = 0;  // runs restart
+    if (!delta_.empty()) {  // runs restart
+      delta_[static_cast<std::size_t>(dest)].count_at = 0;
+      delta_[static_cast<std::size_t>(dest)].open_tag = k_no_run;
+    }
   }
   MAILROOM_CHECK(f.used + need <= capacity_,
                  "a message of {} bytes does not fit in MAILROOM_BUFFER_BYTES={} ({} bytes of "

@@ -160,6 +160,50 @@ int mixed_lambda_types() {
   return failures;
 }
 
+// Lambda messages whose captures change at different rates (never, every message, every 7th,
+// every 100th, once), so that runs keep, learn and relearn which words vary: closures of 3
+// words and of 6, sent to random PEs and interleaved. Each closure adds a hash of what it
+// captured; the sums must be what the senders sent.
+int lambda_capture_patterns() {
+  int failures = 0;
+  constexpr std::int64_t n = 30000;
+  auto sums = mr::symmetric_array<std::int64_t>(2);
+  std::mt19937_64 rng(2000 + static_cast<std::uint64_t>(g_me));
+  std::uint64_t sent[2] = {0, 0};
+  const auto mix = [](std::uint64_t h, std::int64_t x) {
+    return (h ^ static_cast<std::uint64_t>(x)) * 0x100000001b3ull;
+  };
+  {
+    mr::actor<> l;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const mr::pe to(static_cast<int>(rng() % static_cast<unsigned>(g_pes)));
+      const std::int64_t every = i, seventh = i / 7, hundredth = i / 100, once = i < n / 2 ? 1 : 2;
+      if (rng() % 3 != 0) {
+        l.send(to, [=] { sums[0] += static_cast<std::int64_t>(mix(mix(1, seventh), every) >> 8); });
+        sent[0] += mix(mix(1, seventh), every) >> 8;
+      } else {
+        const std::int64_t constant = 42;
+        l.send(to, [=] {
+          const std::uint64_t h =
+              mix(mix(mix(mix(mix(1, constant), hundredth), every), once), seventh);
+          sums[1] += static_cast<std::int64_t>(h >> 8);
+        });
+        sent[1] += mix(mix(mix(mix(mix(1, constant), hundredth), every), once), seventh) >> 8;
+      }
+    }
+    l.done();
+    l.wait();
+  }
+  for (int k = 0; k < 2; ++k) {
+    const std::int64_t got = sum_over_pes(sums[static_cast<std::size_t>(k)]);
+    const std::int64_t want = sum_over_pes(static_cast<std::int64_t>(sent[k]));
+    EXPECT(got == want, "closure of %d words: handled a sum of %lld, expected %lld", k == 0 ? 3 : 6,
+           static_cast<long long>(got), static_cast<long long>(want));
+  }
+  mr::symmetric_free(sums);
+  return failures;
+}
+
 // A selector that leaves scope without done() ends this PE's streams and waits: nothing is
 // lost, also for a mailbox fed only by handlers.
 int destructor_ends_streams() {
@@ -382,6 +426,7 @@ int main(int argc, char** argv) {
                           {"yield_runs_handlers", yield_runs_handlers},
                           {"erased_handlers", erased_handlers},
                           {"mixed_lambda_types", mixed_lambda_types},
+                          {"lambda_capture_patterns", lambda_capture_patterns},
                           {"destructor_ends_streams", destructor_ends_streams},
                           {"early_messages_are_kept", early_messages_are_kept},
                           {"conveyor_loops", conveyor_loops},

@@ -39,7 +39,6 @@ TEST(LambdaEntry, ClosuresTravelAsWordsDeltaCodedUpTo128Bytes) {
   const auto whole = [big] { (void)big; };
 
   using mr::detail::lambda_delta_coded;
-  using mr::detail::lambda_mask_t;
   using mr::detail::lambda_words;
   EXPECT_EQ(entry_of(four).size, 4u);
   EXPECT_EQ(entry_of(nine_bytes).size, 9u);
@@ -51,8 +50,6 @@ TEST(LambdaEntry, ClosuresTravelAsWordsDeltaCodedUpTo128Bytes) {
   EXPECT_TRUE(lambda_delta_coded<decltype(eight_words)>);
   EXPECT_TRUE(lambda_delta_coded<decltype(nine_words)>);
   EXPECT_FALSE(lambda_delta_coded<decltype(whole)>);
-  EXPECT_TRUE((std::is_same_v<lambda_mask_t<decltype(eight_words)>, std::uint8_t>));
-  EXPECT_TRUE((std::is_same_v<lambda_mask_t<decltype(nine_words)>, std::uint16_t>));
 }
 
 TEST(LambdaEntry, SizeAndNameDescribeTheClosureType) {
@@ -73,85 +70,131 @@ TEST(LambdaEntry, WireIdIsUnassignedBeforeTheRuntimeStarts) {
 
 TEST(LambdaEntry, RegistrationHappensAtStaticInitialisation) {
   const auto f = [] {};
-  using L = decltype(f);
+  using L = std::remove_const_t<decltype(f)>;
   EXPECT_TRUE(mr::detail::lambda_registered<L>);
 }
 
-// Lays out one run of lambda messages as docs/design.md describes the wire: [id][count], then
-// per closure a mask of the 8-byte words that differ from the previous closure of the run (the
-// first is compared with zeros) followed by those words; closures over 128 bytes go whole.
+// Lays out runs of lambda messages as docs/design.md describes the wire: [id][count][vary][0],
+// the closure's constant words (those not in the `vary` mask) once, then per closure only its
+// varying words; closures over 128 bytes go whole after [id][count].
 class wire_run {
  public:
   template <class L>
-  void put(std::uint32_t id, const L& closure) {
+  void put(std::uint32_t id, std::uint32_t vary, const std::vector<L>& closures) {
     constexpr std::size_t W = mr::detail::lambda_words<L>;
-    if (used_ == 0) {
-      std::memcpy(bytes_, &id, 4);
-      used_ = 8;
-    }
-    std::uint64_t words[W] = {};
-    std::memcpy(words, &closure, sizeof(L));
+    const auto count = static_cast<std::uint32_t>(closures.size());
+    const auto words_of = [](const L& c) {
+      std::array<std::uint64_t, W> w{};
+      std::memcpy(w.data(), &c, sizeof(L));
+      return w;
+    };
+    append(&id, 4);
+    append(&count, 4);
     if constexpr (mr::detail::lambda_delta_coded<L>) {
-      using mask_t = mr::detail::lambda_mask_t<L>;
-      mask_t mask = 0;
-      std::size_t at = used_ + sizeof(mask_t);
-      for (std::size_t k = 0; k < W; ++k) {
-        if (words[k] == last_[k]) continue;
-        mask = static_cast<mask_t>(mask | (mask_t{1} << k));
-        std::memcpy(bytes_ + at, &words[k], 8);
-        at += 8;
-        last_[k] = words[k];
+      const std::uint32_t zero = 0;
+      append(&vary, 4);
+      append(&zero, 4);
+      const auto first = words_of(closures.front());
+      for (std::size_t k = 0; k < W; ++k)
+        if (((vary >> k) & 1u) == 0) append(&first[k], 8);
+      for (const L& c : closures) {
+        const auto w = words_of(c);
+        for (std::size_t k = 0; k < W; ++k)
+          if (((vary >> k) & 1u) != 0) append(&w[k], 8);
       }
-      std::memcpy(bytes_ + used_, &mask, sizeof(mask_t));
-      used_ = at;
     } else {
-      std::memcpy(bytes_ + used_, words, W * 8);
-      used_ += W * 8;
+      for (const L& c : closures) append(words_of(c).data(), W * 8);
     }
-    ++count_;
-    std::memcpy(bytes_ + 4, &count_, 4);
   }
-  [[nodiscard]] const std::byte* begin() const { return bytes_; }
-  [[nodiscard]] const std::byte* end() const { return bytes_ + used_; }
+  [[nodiscard]] const std::byte* begin() const { return bytes_.data(); }
+  [[nodiscard]] const std::byte* end() const { return bytes_.data() + used_; }
   [[nodiscard]] std::size_t size() const { return used_; }
 
  private:
-  alignas(8) std::byte bytes_[1024] = {};
+  void append(const void* p, std::size_t n) {
+    ASSERT_LE(used_ + n, bytes_.size());
+    std::memcpy(bytes_.data() + used_, p, n);
+    used_ += n;
+  }
+  alignas(8) std::array<std::byte, 4096> bytes_{};
   std::size_t used_ = 0;
-  std::uint32_t count_ = 0;
-  std::uint64_t last_[16] = {};
 };
 
 TEST(LambdaEntry, InvokeRunRunsEveryClosureOfTheRunInOrder) {
   std::vector<int> calls;
   std::vector<int>* log = &calls;
   const auto make = [log](int v) { return [log, v] { log->push_back(v); }; };
-  const auto first = make(1);
+  using L = decltype(make(0));
   wire_run wire;
-  wire.put(7, first);
-  wire.put(7, make(2));
-  wire.put(7, make(3));
-  wire.put(7, make(3));
-  EXPECT_EQ(entry_of(first).invoke_run(wire.begin()), wire.end());
+  wire.put<L>(7, 0b10, {make(1), make(2), make(3), make(3)});
+  EXPECT_EQ(entry_of(make(0)).invoke_run(wire.begin()), wire.end());
   EXPECT_EQ(calls, (std::vector<int>{1, 2, 3, 3}));
 }
 
 TEST(LambdaEntry, SharedCapturesCrossTheWireOnce) {
-  // The log pointer is the same in every closure: after the first record, each record carries
-  // a one-byte mask and the one word that changed.
+  // The log pointer is the same in every closure: it travels once, in the run's header, and
+  // each record is the one word that changes.
   std::vector<std::int64_t> calls;
   std::vector<std::int64_t>* log = &calls;
   const auto make = [log](std::int64_t v) { return [log, v] { log->push_back(v); }; };
+  using L = decltype(make(0));
+  std::vector<L> closures;
+  for (std::int64_t v = 1; v <= 10; ++v) closures.push_back(make(v));
   wire_run wire;
-  for (std::int64_t v = 1; v <= 10; ++v) wire.put(1, make(v));
-  EXPECT_EQ(wire.size(), 8 + (1 + 16) + 9 * (1 + 8));
+  wire.put(1, 0b10, closures);
+  EXPECT_EQ(wire.size(), 16 + 8 + 10 * 8);
   EXPECT_EQ(entry_of(make(0)).invoke_run(wire.begin()), wire.end());
-  EXPECT_EQ(calls.size(), 10u);
+  ASSERT_EQ(calls.size(), 10u);
   for (std::int64_t v = 1; v <= 10; ++v) EXPECT_EQ(calls[static_cast<std::size_t>(v - 1)], v);
 }
 
-TEST(LambdaEntry, InvokeRunNeedsNoAlignmentAndSeesTheCapturedValues) {
-  // One-byte masks leave the 8-byte words misaligned: the closure must still see its values.
+// Runs every set of varying words of a closure of W words (W - 1 captured values and a pointer
+// to the result): the values in the set change from closure to closure, the others not, and
+// every closure must see exactly its own values.
+template <std::size_t W>
+void check_every_vary_set() {
+  for (std::uint32_t vary = 0; vary < (1u << W); ++vary) {
+    std::vector<std::int64_t> seen;
+    std::vector<std::int64_t>* out = &seen;
+    std::array<std::int64_t, W - 1> values{};
+    const auto make = [out](const std::array<std::int64_t, W - 1>& v) {
+      return [out, v] {
+        std::int64_t h = 0;
+        for (const std::int64_t x : v) h = h * 1000003 + x;
+        out->push_back(h);
+      };
+    };
+    using L = decltype(make(values));
+    static_assert(mr::detail::lambda_words<L> == W);
+    // The pointer is word 0 (the first capture): it varies only if bit 0 is set, so then each
+    // closure writes to the same vector through a pointer that is rewritten to itself.
+    std::vector<L> closures;
+    std::vector<std::int64_t> want;
+    for (std::int64_t r = 0; r < 5; ++r) {
+      for (std::size_t k = 0; k + 1 < W; ++k)
+        values[k] = (((vary >> (k + 1)) & 1u) != 0) ? r * 100 + static_cast<std::int64_t>(k)
+                                                    : static_cast<std::int64_t>(k) - 7;
+      closures.push_back(make(values));
+      std::int64_t h = 0;
+      for (const std::int64_t x : values) h = h * 1000003 + x;
+      want.push_back(h);
+    }
+    wire_run wire;
+    wire.put(3, vary, closures);
+    const std::size_t varying = static_cast<std::size_t>(__builtin_popcount(vary));
+    EXPECT_EQ(wire.size(), 16 + 8 * (W - varying) + 5 * 8 * varying) << "vary " << vary;
+    EXPECT_EQ(entry_of(closures.front()).invoke_run(wire.begin()), wire.end()) << "vary " << vary;
+    EXPECT_EQ(seen, want) << "vary " << vary;
+  }
+}
+
+TEST(LambdaEntry, EverySetOfVaryingWordsDecodes) {
+  check_every_vary_set<2>();  // decoded by a loop per set (small closures)
+  check_every_vary_set<4>();
+  check_every_vary_set<7>();  // decoded by the general loop
+}
+
+TEST(LambdaEntry, InvokeRunSeesTheCapturedValues) {
   std::int64_t result = 0;
   std::int64_t* out = &result;
   std::int64_t v = 41;
@@ -159,9 +202,9 @@ TEST(LambdaEntry, InvokeRunNeedsNoAlignmentAndSeesTheCapturedValues) {
   const auto f = [out, v, scale] {
     *out += static_cast<std::int64_t>(static_cast<double>(v + 1) * scale);
   };
+  using L = std::remove_const_t<decltype(f)>;
   wire_run wire;
-  wire.put(0, f);
-  wire.put(0, f);
+  wire.put<L>(0, 0, {f, f});
   v = 0;  // the closure travelled by value
   EXPECT_EQ(entry_of(f).invoke_run(wire.begin()), wire.end());
   EXPECT_EQ(result, 168);
@@ -175,10 +218,11 @@ TEST(LambdaEntry, LargeClosuresTravelWhole) {
   const auto f = [out, values] {
     for (auto x : values) *out += x;
   };
-  static_assert(!mr::detail::lambda_delta_coded<decltype(f)>);
+  using L = std::remove_const_t<decltype(f)>;
+  static_assert(!mr::detail::lambda_delta_coded<L>);
   wire_run wire;
-  wire.put(2, f);
-  wire.put(2, f);
+  wire.put<L>(2, 0, {f, f});
+  EXPECT_EQ(wire.size(), 8 + 2 * 8 * mr::detail::lambda_words<L>);
   EXPECT_EQ(entry_of(f).invoke_run(wire.begin()), wire.end());
   EXPECT_EQ(sum, 2 * 190);
 }

@@ -8,8 +8,9 @@
 #include "mailroom/error.hpp"
 
 #include <cstring>
-#include <type_traits>
 #include <deque>
+#include <type_traits>
+#include <utility>
 
 namespace mailroom::detail {
 
@@ -56,49 +57,70 @@ class conveyor_core {
 
   /// Largest record, in 8-byte words, that push_delta codes (larger ones go whole).
   static constexpr std::size_t k_delta_words = 16;
-  /// The mask of a record of W words.
-  template <std::size_t W>
-  using delta_mask_t = std::conditional_t<(W <= 8), std::uint8_t, std::uint16_t>;
+  /// Header of a run of push_delta records: [tag][count][vary][0], 4 bytes each.
+  static constexpr std::size_t k_delta_run_header = 16;
+  /// A run of a tag in which the same words stay constant long enough is kept open across that
+  /// many records when one of them changes (it is not made to vary).
+  static constexpr std::uint32_t k_settled_run = 8;
+  /// Records of at most this many words get a sending path per set of varying words.
+  static constexpr std::size_t k_unrolled_delta_words = 3;
 
   /// Appends one record of W 8-byte words under `tag` (lambda messages: the handler id and the
-  /// closure), delta-coded: consecutive records with the same tag for the same destination form
-  /// a run [tag][count], and each record is a W-bit mask plus only the words that differ from
-  /// the previous record of the run (the first is compared with zeros). Captures that every
-  /// message shares (array handles, selector references) thus cross the wire once per run.
-  /// Requires a conveyor constructed with delta records.
+  /// closure, its W words at `words`). Consecutive records with the same tag for the same
+  /// destination form a run [tag][count][vary][0] followed by the run's constant words (those not
+  /// in the `vary` mask, once) and then, per record, only its varying words: captures that every
+  /// message shares (array handles, selector references) cross the wire once per run, and the hot
+  /// path writes a fixed set of aligned words with no per-record mask. A record whose constant
+  /// words differ opens a new run; the changed words join `vary` unless the run was long (they
+  /// change rarely). Requires a conveyor constructed with delta records.
   template <std::size_t W>
-  [[nodiscard]] bool push_delta(int dest, std::uint32_t tag, const std::uint64_t* words) noexcept {
+  [[nodiscard, gnu::always_inline]] bool push_delta(int dest, std::uint32_t tag,
+                                                    const void* words) noexcept {
     static_assert(W >= 1 && W <= k_delta_words);
-    using mask_t = delta_mask_t<W>;
-    constexpr std::size_t worst = 8 + sizeof(mask_t) + 8 * W;
+    // A new run's header, its constant words and the record's varying words.
+    constexpr std::size_t worst = k_delta_run_header + 8 * W;
     fill& f = fills_[static_cast<std::size_t>(dest)];
     if (MAILROOM_UNLIKELY(f.used + worst > capacity_)) {
       if (!make_room(dest, worst)) return false;
     }
     delta_state& st = delta_[static_cast<std::size_t>(dest)];
-    if (st.tag != tag || st.count_at == 0) {
-      open_run(f, st, tag);
-      for (std::size_t k = 0; k < W; ++k) st.last[k] = 0;
-    }
-    ++f.items;
-    std::byte* rec = f.buf + f.used;
-    std::byte* out = rec + sizeof(mask_t);
-    mask_t mask = 0;
-    for (std::size_t k = 0; k < W; ++k) {
-      if (words[k] != st.last[k]) {  // well predicted: the same captures change every time
-        mask = static_cast<mask_t>(mask | (mask_t{1} << k));
-        std::memcpy(out, &words[k], 8);
-        out += 8;
-        st.last[k] = words[k];
+    bool put = false;
+    if (MAILROOM_LIKELY(st.open_tag == tag)) {
+      if constexpr (W <= k_unrolled_delta_words) {
+        // One path per set of varying words, its compares and stores unrolled, chosen by one
+        // jump (the set rarely changes, so the jump is well predicted).
+        static_assert(k_unrolled_delta_words <= 3, "one case below per set of 3 words");
+        switch (st.vary) {
+#define MAILROOM_VARY_CASE(v)                                              \
+  case v:                                                                  \
+    if constexpr ((v) < (1u << W)) put = put_record<W, (v)>(f, st, words); \
+    break;
+          MAILROOM_VARY_CASE(0u)
+          MAILROOM_VARY_CASE(1u)
+          MAILROOM_VARY_CASE(2u)
+          MAILROOM_VARY_CASE(3u)
+          MAILROOM_VARY_CASE(4u)
+          MAILROOM_VARY_CASE(5u)
+          MAILROOM_VARY_CASE(6u)
+          MAILROOM_VARY_CASE(7u)
+#undef MAILROOM_VARY_CASE
+          default:
+            break;
+        }
+      } else {
+        put = put_record_any<W>(f, st, words);
       }
     }
-    std::memcpy(rec, &mask, sizeof(mask_t));
-    f.used = static_cast<std::uint32_t>(out - f.buf);
+    if (MAILROOM_UNLIKELY(!put)) {
+      open_delta_run<W>(f, st, tag, words);
+      static_cast<void>(put_record_any<W>(f, st, words));  // cannot fail: the run's base is words
+    }
+    ++f.items;
     return true;
   }
 
-  /// Appends one record of N bytes under `tag`, whole, in the same run format (records too large
-  /// for delta coding). Stride is N rounded up to 8.
+  /// Appends one record of N bytes under `tag`, whole, in runs [tag][count] (records too large
+  /// for push_delta). Stride is N rounded up to 8.
   template <std::size_t Stride, std::size_t N>
   [[nodiscard]] bool push_whole(int dest, std::uint32_t tag, const void* payload) noexcept {
     static_assert(Stride >= N);
@@ -108,7 +130,7 @@ class conveyor_core {
       if (!make_room(dest, worst)) return false;
     }
     delta_state& st = delta_[static_cast<std::size_t>(dest)];
-    if (st.tag != tag || st.count_at == 0) open_run(f, st, tag);
+    if (st.open_tag != tag) open_run(f, st, tag);
     ++f.items;
     std::memcpy(f.buf + f.used, payload, N);
     f.used += static_cast<std::uint32_t>(Stride);
@@ -154,11 +176,14 @@ class conveyor_core {
     std::uint32_t used = 0;
     std::uint32_t items = 0;
   };
+  static constexpr std::uint32_t k_no_run = 0xffffffffu;
   struct delta_state {
-    std::uint32_t tag = 0;
-    std::uint32_t count_at = 0;     ///< offset of the open run's count in the buffer; 0: no run
-    std::uint32_t items_before = 0; ///< the buffer's items when the run opened
-    std::uint64_t last[k_delta_words] = {};
+    std::uint32_t open_tag = k_no_run;  ///< tag of the open run, or none
+    std::uint32_t tag = k_no_run;       ///< tag of the last run opened
+    std::uint32_t count_at = 0;         ///< offset of the open run's count in the buffer; 0: no run
+    std::uint32_t items_before = 0;     ///< the buffer's items when the run opened
+    std::uint32_t vary = 0;             ///< words each record of the run carries
+    std::uint64_t base[k_delta_words] = {};  ///< the open run's first record
   };
   // Writes the open run's count (its records are the buffer's items since it opened): once per
   // run, not per record.
@@ -167,15 +192,91 @@ class conveyor_core {
     const std::uint32_t count = f.items - st.items_before;
     std::memcpy(f.buf + st.count_at, &count, 4);
     st.count_at = 0;
+    st.open_tag = k_no_run;
   }
   // Starts a run [tag][count] at the end of the buffer, closing the one before.
   static void open_run(fill& f, delta_state& st, std::uint32_t tag) noexcept {
     close_run(f, st);
     std::memcpy(f.buf + f.used, &tag, 4);
+    st.open_tag = tag;
     st.tag = tag;
     st.count_at = f.used + 4;
     st.items_before = f.items;
     f.used += 8;
+  }
+  static const std::byte* word_ptr(const void* words, std::size_t k) noexcept {
+    return static_cast<const std::byte*>(words) + 8 * k;
+  }
+  static std::uint64_t word_at(const void* words, std::size_t k) noexcept {
+    std::uint64_t w;
+    std::memcpy(&w, word_ptr(words, k), 8);
+    return w;
+  }
+  // Appends a record to the open run whose varying words are V; false (nothing written) if one
+  // of its constant words differs.
+  template <std::size_t W, std::size_t V>
+  static bool put_record(fill& f, const delta_state& st, const void* words) noexcept {
+    const bool same = [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return ((((V >> K) & 1u) != 0 || word_at(words, K) == st.base[K]) && ...);
+    }
+    (std::make_index_sequence<W>{});
+    if (MAILROOM_UNLIKELY(!same)) return false;
+    std::byte* out = f.buf + f.used;
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ((((V >> K) & 1u) != 0 ? (std::memcpy(out, word_ptr(words, K), 8), out += 8) : out), ...);
+    }
+    (std::make_index_sequence<W>{});
+    f.used = static_cast<std::uint32_t>(out - f.buf);
+    return true;
+  }
+  // The same for any set of varying words (larger records, and the first of a run).
+  template <std::size_t W>
+  static bool put_record_any(fill& f, const delta_state& st, const void* words) noexcept {
+    const std::uint32_t vary = st.vary;
+    for (std::size_t k = 0; k < W; ++k)
+      if (((vary >> k) & 1u) == 0 && word_at(words, k) != st.base[k]) return false;
+    std::byte* out = f.buf + f.used;
+    for (std::size_t k = 0; k < W; ++k) {
+      if (((vary >> k) & 1u) != 0) {
+        std::memcpy(out, word_ptr(words, k), 8);
+        out += 8;
+      }
+    }
+    f.used = static_cast<std::uint32_t>(out - f.buf);
+    return true;
+  }
+  // Opens a run of push_delta records whose constant words are those of `words`, closing the
+  // one before. The varying words are learnt: the same tag keeps its set, plus the words that
+  // have just changed unless the run was long (they change rarely); another tag starts with
+  // none.
+  template <std::size_t W>
+  static void open_delta_run(fill& f, delta_state& st, std::uint32_t tag,
+                             const void* words) noexcept {
+    std::uint32_t vary = 0;
+    if (st.tag == tag) {
+      vary = st.vary;
+      if (st.count_at != 0 && f.items - st.items_before < k_settled_run)
+        for (std::size_t k = 0; k < W; ++k)
+          vary |= static_cast<std::uint32_t>(word_at(words, k) != st.base[k]) << k;
+    }
+    close_run(f, st);
+    std::byte* h = f.buf + f.used;
+    const std::uint32_t header[4] = {tag, 0, vary, 0};
+    std::memcpy(h, header, sizeof header);
+    st.open_tag = tag;
+    st.tag = tag;
+    st.count_at = f.used + 4;
+    st.items_before = f.items;
+    st.vary = vary;
+    std::byte* out = h + k_delta_run_header;
+    for (std::size_t k = 0; k < W; ++k) {
+      st.base[k] = word_at(words, k);
+      if (((vary >> k) & 1u) == 0) {
+        std::memcpy(out, word_ptr(words, k), 8);
+        out += 8;
+      }
+    }
+    f.used = static_cast<std::uint32_t>(out - f.buf);
   }
   /// Slow path of a push of `need` bytes: ships the full buffer (or refuses), gets a new one.
   bool make_room(int dest, std::size_t need) noexcept;

@@ -5,12 +5,15 @@
 // vtable pointer ever crosses the network, so ASLR is harmless.
 #pragma once
 
+#include "mailroom/error.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <new>
 #include <type_traits>
 #include <typeinfo>
+#include <utility>
 
 namespace mailroom::detail {
 
@@ -18,16 +21,16 @@ namespace mailroom::detail {
 /// the run ends. One indirect call per run, not per message.
 using lambda_run_invoker = const std::byte* (*)(const std::byte* run) noexcept;
 
-/// A closure of type L travels as W 8-byte words, delta-coded within a run (see
-/// conveyor_core::push_delta), unless it is larger than the delta coder takes (128 bytes).
+/// A closure of type L travels as W 8-byte words, split within a run into constant and varying
+/// words (see conveyor_core::push_delta), unless it is larger than that coder takes (128 bytes).
 /// Words, not smaller units: captures are mostly 8-byte values (pointers, handles, 64-bit
 /// indices), and reading them back in pieces would defeat store forwarding on every message.
 template <class L>
 inline constexpr std::size_t lambda_words = (sizeof(L) + 7) / 8;
 template <class L>
 inline constexpr bool lambda_delta_coded = lambda_words<L> <= 16;
-template <class L>
-using lambda_mask_t = std::conditional_t<(lambda_words<L> <= 8), std::uint8_t, std::uint16_t>;
+/// Closures of at most this many words get a decoding loop per set of varying words.
+inline constexpr std::size_t k_unrolled_words = 5;
 
 struct lambda_entry {
   const char* name;
@@ -54,38 +57,85 @@ inline lambda_entry lambda_entry_of{typeid(L).name(), static_cast<std::uint32_t>
 template <class L>
 inline const bool lambda_registered = register_lambda(&lambda_entry_of<L>);
 
+// The records of a run whose varying words are the compile-time set V: each record is those
+// words, in order, stored over the closure's constant words; then the closure is called.
+template <class L, std::size_t V>
+[[gnu::flatten]] const std::byte* invoke_records(unsigned char* storage, const std::byte* p,
+                                                 std::uint32_t count) noexcept {
+  constexpr std::size_t W = lambda_words<L>;
+  const L& closure = *std::launder(reinterpret_cast<const L*>(storage));
+  for (std::uint32_t r = 0; r < count; ++r) {
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ((((V >> K) & 1u) != 0 ? (std::memcpy(storage + 8 * K, p, 8), p += 8) : p), ...);
+    }
+    (std::make_index_sequence<W>{});
+    closure();
+  }
+  return p;
+}
+
+// The same for a set of varying words known at run time (closures of more words).
+template <class L>
+[[gnu::flatten]] const std::byte* invoke_records_any(unsigned char* storage, const std::byte* p,
+                                                     std::uint32_t count,
+                                                     std::uint32_t vary) noexcept {
+  constexpr std::size_t W = lambda_words<L>;
+  unsigned char at[W];
+  std::size_t n = 0;
+  for (std::size_t k = 0; k < W; ++k)
+    if (((vary >> k) & 1u) != 0) at[n++] = static_cast<unsigned char>(k);
+  const L& closure = *std::launder(reinterpret_cast<const L*>(storage));
+  for (std::uint32_t r = 0; r < count; ++r) {
+    for (std::size_t j = 0; j < n; ++j) std::memcpy(storage + 8 * at[j], p + 8 * j, 8);
+    p += 8 * n;
+    closure();
+  }
+  return p;
+}
+
 template <class L>
 const std::byte* invoke_run(const std::byte* run) noexcept {
-  std::uint32_t count;
-  std::memcpy(&count, run + 4, 4);
-  const std::byte* p = run + 8;
   constexpr std::size_t W = lambda_words<L>;
   // The closure is rebuilt word by word in aligned storage (trivially copyable: its bytes make
   // it) and called there; a closure cannot change its own captures (it is called as const).
   alignas(L) alignas(8) unsigned char storage[W * 8] = {};
-  const L& closure = *std::launder(reinterpret_cast<const L*>(storage));
+  std::uint32_t count;
+  std::memcpy(&count, run + 4, 4);
   if constexpr (lambda_delta_coded<L>) {
-    using mask_t = lambda_mask_t<L>;
-    for (std::uint32_t r = 0; r < count; ++r) {
-      mask_t mask;
-      std::memcpy(&mask, p, sizeof mask);
-      p += sizeof mask;
-      for (std::size_t k = 0; k < W; ++k) {
-        if (mask & (mask_t{1} << k)) {  // well predicted: the same captures change every time
-          std::memcpy(storage + 8 * k, p, 8);
-          p += 8;
-        }
+    // [id][count][vary][0], the constant words, then per record the varying words.
+    std::uint32_t vary;
+    std::memcpy(&vary, run + 8, 4);
+    MAILROOM_ASSERT(vary < (1u << W));
+    const std::byte* p = run + 16;
+    for (std::size_t k = 0; k < W; ++k) {
+      if (((vary >> k) & 1u) == 0) {
+        std::memcpy(storage + 8 * k, p, 8);
+        p += 8;
       }
-      closure();
+    }
+    if constexpr (W <= k_unrolled_words) {
+      // One loop per set of varying words, chosen once per run: the decoding then is as short
+      // as a typed message's copy.
+      return [&]<std::size_t... V>(std::index_sequence<V...>) {
+        const std::byte* end = p;
+        static_cast<void>(
+            ((vary == V ? (end = invoke_records<L, V>(storage, p, count), true) : false) || ...));
+        return end;
+      }
+      (std::make_index_sequence<std::size_t{1} << W>{});
+    } else {
+      return invoke_records_any<L>(storage, p, count, vary);
     }
   } else {
+    const std::byte* p = run + 8;
+    const L& closure = *std::launder(reinterpret_cast<const L*>(storage));
     for (std::uint32_t r = 0; r < count; ++r) {
       std::memcpy(storage, p, sizeof(L));
       p += W * 8;
       closure();
     }
+    return p;
   }
-  return p;
 }
 
 }  // namespace mailroom::detail
