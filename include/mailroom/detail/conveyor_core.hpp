@@ -59,9 +59,11 @@ class conveyor_core {
   static constexpr std::size_t k_delta_words = 16;
   /// Header of a run of push_delta records: [tag][count][vary][0], 4 bytes each.
   static constexpr std::size_t k_delta_run_header = 16;
-  /// A run of a tag in which the same words stay constant long enough is kept open across that
-  /// many records when one of them changes (it is not made to vary).
-  static constexpr std::uint32_t k_settled_run = 8;
+  /// A constant word that changes after a run of at least this many records stays constant
+  /// (the next run carries its new value); after a shorter run it joins the varying words. So a
+  /// rarely changing capture costs at most a run header per this many records, and padding
+  /// bytes or captures that change often cost a word per record, as in a typed message.
+  static constexpr std::uint32_t k_settled_run = 64;
   /// Records of at most this many words get a sending path per set of varying words.
   static constexpr std::size_t k_unrolled_delta_words = 3;
 
