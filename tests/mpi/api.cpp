@@ -163,7 +163,7 @@ int mixed_lambda_types() {
 // Lambda messages whose captures change at different rates (never, every message, every 7th,
 // every 100th, once), so that runs keep, learn and relearn which words vary: closures of 3
 // words and of 6, sent to random PEs and interleaved. Each closure adds a hash of what it
-// captured; the sums must be what the senders sent.
+// captured (40 bits of it, so that no sum overflows); the sums must be what the senders sent.
 int lambda_capture_patterns() {
   int failures = 0;
   constexpr std::int64_t n = 30000;
@@ -179,16 +179,16 @@ int lambda_capture_patterns() {
       const mr::pe to(static_cast<int>(rng() % static_cast<unsigned>(g_pes)));
       const std::int64_t every = i, seventh = i / 7, hundredth = i / 100, once = i < n / 2 ? 1 : 2;
       if (rng() % 3 != 0) {
-        l.send(to, [=] { sums[0] += static_cast<std::int64_t>(mix(mix(1, seventh), every) >> 8); });
-        sent[0] += mix(mix(1, seventh), every) >> 8;
+        l.send(to, [=] { sums[0] += static_cast<std::int64_t>(mix(mix(1, seventh), every) >> 24); });
+        sent[0] += mix(mix(1, seventh), every) >> 24;
       } else {
         const std::int64_t constant = 42;
         l.send(to, [=] {
           const std::uint64_t h =
               mix(mix(mix(mix(mix(1, constant), hundredth), every), once), seventh);
-          sums[1] += static_cast<std::int64_t>(h >> 8);
+          sums[1] += static_cast<std::int64_t>(h >> 24);
         });
-        sent[1] += mix(mix(mix(mix(mix(1, constant), hundredth), every), once), seventh) >> 8;
+        sent[1] += mix(mix(mix(mix(mix(1, constant), hundredth), every), once), seventh) >> 24;
       }
     }
     l.done();

@@ -154,13 +154,13 @@ TEST(LambdaEntry, SharedCapturesCrossTheWireOnce) {
 template <std::size_t W>
 void check_every_vary_set() {
   for (std::uint32_t vary = 0; vary < (1u << W); ++vary) {
-    std::vector<std::int64_t> seen;
-    std::vector<std::int64_t>* out = &seen;
+    std::vector<std::uint64_t> seen;
+    std::vector<std::uint64_t>* out = &seen;
     std::array<std::int64_t, W - 1> values{};
     const auto make = [out](const std::array<std::int64_t, W - 1>& v) {
       return [out, v] {
-        std::int64_t h = 0;
-        for (const std::int64_t x : v) h = h * 1000003 + x;
+        std::uint64_t h = 0;  // unsigned: the hash wraps
+        for (const std::int64_t x : v) h = h * 1000003 + static_cast<std::uint64_t>(x);
         out->push_back(h);
       };
     };
@@ -169,14 +169,14 @@ void check_every_vary_set() {
     // The pointer is word 0 (the first capture): it varies only if bit 0 is set, so then each
     // closure writes to the same vector through a pointer that is rewritten to itself.
     std::vector<L> closures;
-    std::vector<std::int64_t> want;
+    std::vector<std::uint64_t> want;
     for (std::int64_t r = 0; r < 5; ++r) {
       for (std::size_t k = 0; k + 1 < W; ++k)
         values[k] = (((vary >> (k + 1)) & 1u) != 0) ? r * 100 + static_cast<std::int64_t>(k)
                                                     : static_cast<std::int64_t>(k) - 7;
       closures.push_back(make(values));
-      std::int64_t h = 0;
-      for (const std::int64_t x : values) h = h * 1000003 + x;
+      std::uint64_t h = 0;
+      for (const std::int64_t x : values) h = h * 1000003 + static_cast<std::uint64_t>(x);
       want.push_back(h);
     }
     wire_run wire;
