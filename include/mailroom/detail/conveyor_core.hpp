@@ -114,8 +114,8 @@ class conveyor_core {
       }
     }
     if (MAILROOM_UNLIKELY(!put)) {
-      open_delta_run<W>(f, st, tag, words);
-      static_cast<void>(put_record_any<W>(f, st, words));  // cannot fail: the run's base is words
+      open_delta_run<W>(f, st, tag, words);  // its constant words are these
+      put_varying<W>(f, st.vary, words);
     }
     ++f.items;
     return true;
@@ -231,12 +231,18 @@ class conveyor_core {
     f.used = static_cast<std::uint32_t>(out - f.buf);
     return true;
   }
-  // The same for any set of varying words (larger records, and the first of a run).
+  // The same for any set of varying words (larger records).
   template <std::size_t W>
   static bool put_record_any(fill& f, const delta_state& st, const void* words) noexcept {
     const std::uint32_t vary = st.vary;
     for (std::size_t k = 0; k < W; ++k)
       if (((vary >> k) & 1u) == 0 && word_at(words, k) != st.base[k]) return false;
+    put_varying<W>(f, vary, words);
+    return true;
+  }
+  // Appends the record's varying words.
+  template <std::size_t W>
+  static void put_varying(fill& f, std::uint32_t vary, const void* words) noexcept {
     std::byte* out = f.buf + f.used;
     for (std::size_t k = 0; k < W; ++k) {
       if (((vary >> k) & 1u) != 0) {
@@ -245,7 +251,6 @@ class conveyor_core {
       }
     }
     f.used = static_cast<std::uint32_t>(out - f.buf);
-    return true;
   }
   // Opens a run of push_delta records whose constant words are those of `words`, closing the
   // one before. The varying words are learnt: the same tag keeps its set, plus the words that
