@@ -13,6 +13,7 @@ sparse_matrix lambda(const problem& pb) {
   const int P = num_pes();
   const bool valued = transport::allreduce_max(a.has_values()) != 0;  // an empty PE has none
   const std::int64_t n = a.local_rows();
+  symmetric_scope scope;  // frees the symmetric arrays below on return
   // Row r's length lands in ptr[r + 2]; after the scan ptr[r + 1] is where row r starts and
   // serves as its cursor, so that once every nonzero is in, ptr[0..n] is B's row_ptr.
   symmetric_array<std::int64_t> ptr(transport::allreduce_max(n) + 2);
@@ -29,12 +30,11 @@ sparse_matrix lambda(const problem& pb) {
   symmetric_array<std::int64_t> cols(most);
   symmetric_array<double> vals = valued ? symmetric_array<double>(most) : symmetric_array<double>();
   mailroom::selector move{lambdas{}, lambdas{}};
-  auto self = move.ref();
   for (std::int64_t l = 0; l < n; ++l)
     for (std::int64_t k = a.row_ptr()[l], r = pb.row_perm[l]; k < a.row_ptr()[l + 1]; ++k) {
       const std::int64_t j = a.col_idx()[k];
-      const double v = valued ? a.values()[k] : 0.0;
-      move.send<0>(pe(j % P), [=] {  // at the owner of cperm[j]
+      // At the owner of cperm[j]; then at the new row's owner.
+      move.send<0>(pe(j % P), [=, self = move.ref(), v = valued ? a.values()[k] : 0.0] {
         self->send<1>(pe(r % P), [=, c = cperm[j / P]] {
           const std::int64_t at = ptr[r / P + 1]++;
           cols[at] = c;
@@ -44,14 +44,9 @@ sparse_matrix lambda(const problem& pb) {
     }
   move.done<0>();
   move.wait();
-  sparse_matrix b(a.rows(), a.cols(), {ptr.begin(), ptr.begin() + n + 1},
-                  {cols.begin(), cols.begin() + nnz},
-                  {vals.begin(), vals.begin() + (valued ? nnz : 0)});
-  symmetric_free(vals);
-  symmetric_free(cols);
-  symmetric_free(cperm);
-  symmetric_free(ptr);
-  return b;
+  return {a.rows(), a.cols(), {ptr.begin(), ptr.begin() + n + 1},
+          {cols.begin(), cols.begin() + nnz},
+          {vals.begin(), vals.begin() + (valued ? nnz : 0)}};
 }
 
 }  // namespace mailroom::apps::permute_matrix

@@ -37,10 +37,9 @@ sparse_matrix selector(const problem& pb) {
         if (valued) vals[at] = e.value;
       })};
   for (std::int64_t l = 0; l < a.local_rows(); ++l)
-    for (std::int64_t k = a.row_ptr()[l]; k < a.row_ptr()[l + 1]; ++k) {
-      const std::int64_t j = a.col_idx()[k];
-      move.send<0>(pe(j % P), entry{pb.row_perm[l], j / P, valued ? a.values()[k] : 0.0});
-    }
+    for (std::int64_t k = a.row_ptr()[l]; k < a.row_ptr()[l + 1]; ++k)
+      move.send<0>(pe(a.col_idx()[k] % P),
+                   entry{pb.row_perm[l], a.col_idx()[k] / P, valued ? a.values()[k] : 0.0});
   move.done<0>();  // the runtime closes mailbox 1 (chain 0 -> 1)
   move.wait();
   return {a.rows(), a.cols(), std::move(ptr), std::move(cols), std::move(vals)};

@@ -8,6 +8,7 @@ namespace mailroom::apps::randperm {
 std::vector<std::int64_t> lambda(std::int64_t n_per_pe, std::uint64_t seed) {
   const int P = num_pes();
   const std::int64_t slots = 2 * n_per_pe * P;
+  symmetric_scope scope;  // frees target on return
   symmetric_array<std::int64_t> target(static_cast<std::size_t>(2 * n_per_pe));
   std::fill(target.begin(), target.end(), -1);
   mailroom::selector darts{graph{{0, 0}}, lambdas{}};
@@ -27,7 +28,6 @@ std::vector<std::int64_t> lambda(std::int64_t n_per_pe, std::uint64_t seed) {
   std::vector<std::int64_t> part;
   for (const std::int64_t t : target)
     if (t != -1) part.push_back(t & k_value);
-  symmetric_free(target);
   return part;
 }
 

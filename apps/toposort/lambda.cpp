@@ -16,7 +16,8 @@ result lambda(const sparse_matrix& a, const sparse_matrix& at) {
   const int P = num_pes();
   const std::int64_t lr = a.local_rows();
   // What closures touch on the PE they run on: symmetric arrays, and a symmetric pointer to that
-  // PE's transpose.
+  // PE's transpose. The scope frees them on return.
+  symmetric_scope scope;
   symmetric_array<row_state> rows(static_cast<std::size_t>(transport::allreduce_max(lr)));
   symmetric_array<std::int64_t> col_perm(
       static_cast<std::size_t>(transport::allreduce_max(at.local_rows())));
@@ -54,9 +55,6 @@ result lambda(const sparse_matrix& a, const sparse_matrix& at) {
   places.done();
   places.wait();
   res.col_perm.assign(col_perm.begin(), col_perm.begin() + at.local_rows());
-  symmetric_free(here);
-  symmetric_free(col_perm);
-  symmetric_free(rows);
   return res;
 }
 

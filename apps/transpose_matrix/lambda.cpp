@@ -10,6 +10,7 @@ sparse_matrix lambda(const sparse_matrix& a) {
   const int P = num_pes();
   const bool valued = transport::allreduce_max(a.has_values()) != 0;  // an empty PE has none
   const std::int64_t n = sparse_matrix::local_rows(a.cols(), this_pe().rank(), P);
+  symmetric_scope scope;  // frees the symmetric arrays below on return
   // Row r's count lands in ptr[r + 2]; after the scan ptr[r + 1] is where row r starts and
   // serves as its cursor, so that once every nonzero is in, ptr[0..n] is A^T's row_ptr.
   symmetric_array<std::int64_t> ptr(transport::allreduce_max(n) + 2);
@@ -35,13 +36,9 @@ sparse_matrix lambda(const sparse_matrix& a) {
     }
   place.done();
   place.wait();
-  sparse_matrix t(a.cols(), a.rows(), {ptr.begin(), ptr.begin() + n + 1},
-                  {cols.begin(), cols.begin() + nnz},
-                  {vals.begin(), vals.begin() + (valued ? nnz : 0)});
-  symmetric_free(vals);
-  symmetric_free(cols);
-  symmetric_free(ptr);
-  return t;
+  return {a.cols(), a.rows(), {ptr.begin(), ptr.begin() + n + 1},
+          {cols.begin(), cols.begin() + nnz},
+          {vals.begin(), vals.begin() + (valued ? nnz : 0)}};
 }
 
 }  // namespace mailroom::apps::transpose_matrix

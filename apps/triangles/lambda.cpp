@@ -9,6 +9,7 @@ namespace mailroom::apps::triangles {
 
 std::int64_t lambda(const sparse_matrix& l) {
   const int P = num_pes();
+  symmetric_scope scope;  // frees the symmetric arrays below on return
   auto symmetric_copy = [](const std::vector<std::int64_t>& v) {  // the longest PE's length
     symmetric_array<std::int64_t> s(
         static_cast<std::size_t>(transport::allreduce_max(std::ssize(v))));
@@ -32,11 +33,7 @@ std::int64_t lambda(const sparse_matrix& l) {
     wedges.done();
     wedges.wait();
   }
-  const std::int64_t total = transport::allreduce_sum(hits[0]);
-  symmetric_free(hits);  // in reverse order of allocation
-  symmetric_free(col_idx);
-  symmetric_free(row_ptr);
-  return total;
+  return transport::allreduce_sum(hits[0]);
 }
 
 }  // namespace mailroom::apps::triangles

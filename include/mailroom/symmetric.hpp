@@ -18,6 +18,11 @@ void symmetric_deallocate(void* p) noexcept;
 void symmetric_start(std::size_t reserve_bytes);
 void symmetric_stop() noexcept;
 
+/// Collective: a mark of the allocations made so far; symmetric_release(mark) frees every block
+/// allocated after it.
+std::uint64_t symmetric_mark() noexcept;
+void symmetric_release(std::uint64_t mark) noexcept;
+
 /// Elements in the symmetric block at p (stored just before it, so a handle is one pointer).
 std::size_t symmetric_count(const void* p) noexcept;
 }  // namespace detail
@@ -25,7 +30,7 @@ std::size_t symmetric_count(const void* p) noexcept;
 /// A handle to n elements of T per PE, at the same address on every PE. Trivially copyable and
 /// one pointer wide, so lambda messages may capture it by value (cheaply) and index it on the
 /// PE they run on. Construction is collective (every PE, same order, same n); release it with
-/// symmetric_free (collective) or leave it to the runtime's end.
+/// symmetric_free (collective), a symmetric_scope, or leave it to the runtime's end.
 template <class T>
 class symmetric_array {
   static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
@@ -54,5 +59,21 @@ void symmetric_free(symmetric_array<T>& a) noexcept {
   detail::symmetric_deallocate(a.data());
   a = symmetric_array<T>();
 }
+
+/// Frees, when it goes out of scope, every symmetric array allocated on this PE since it was
+/// constructed (whose handles are then dangling), so that a kernel needs no symmetric_free per
+/// array. Like the allocations it frees, it is collective: every PE opens and closes its scopes
+/// in the same order. Freeing is local bookkeeping (no communication), so a scope closed by an
+/// exception cannot hang the job.
+class symmetric_scope {
+ public:
+  symmetric_scope() noexcept : mark_(detail::symmetric_mark()) {}
+  ~symmetric_scope() { detail::symmetric_release(mark_); }
+  symmetric_scope(const symmetric_scope&) = delete;
+  symmetric_scope& operator=(const symmetric_scope&) = delete;
+
+ private:
+  std::uint64_t mark_;
+};
 
 }  // namespace mailroom

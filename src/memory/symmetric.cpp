@@ -23,9 +23,17 @@ std::size_t g_reserved = 0;
 std::size_t g_top = 0;
 struct block {
   std::size_t offset, end;
+  std::uint64_t serial;  // allocations made before this one
   bool live;
 };
 std::vector<block> g_blocks;
+std::uint64_t g_allocations = 0;
+
+// Drops the freed blocks at the top of the heap (it is a stack: space below a live block waits).
+void trim() noexcept {
+  while (!g_blocks.empty() && !g_blocks.back().live) g_blocks.pop_back();
+  g_top = g_blocks.empty() ? 0 : g_blocks.back().end;
+}
 
 // Tries to map [addr, addr+bytes) on this PE without replacing anything already there.
 bool map_at(std::uintptr_t addr, std::size_t bytes) {
@@ -99,7 +107,7 @@ void* symmetric_allocate(std::size_t bytes, std::size_t align) {
                  "is collective and must be the same on every PE",
                  bytes);
   g_top = offset + bytes;
-  g_blocks.push_back(block{offset, g_top, true});
+  g_blocks.push_back(block{offset, g_top, g_allocations++, true});
   std::byte* p = g_base + offset;
   std::memset(p, 0, bytes);
   std::memcpy(p - 16, &bytes, sizeof bytes);
@@ -117,8 +125,17 @@ void symmetric_deallocate(void* p) noexcept {
   const auto offset = static_cast<std::size_t>(static_cast<std::byte*>(p) - g_base);
   for (auto& b : g_blocks)
     if (b.offset == offset && b.live) b.live = false;
-  while (!g_blocks.empty() && !g_blocks.back().live) g_blocks.pop_back();
-  g_top = g_blocks.empty() ? 0 : g_blocks.back().end;
+  trim();
+}
+
+std::uint64_t symmetric_mark() noexcept { return g_allocations; }
+
+void symmetric_release(std::uint64_t mark) noexcept {
+  // By serial, not by address: a block freed before the scope ended may have let a younger one
+  // take its place lower in the heap.
+  for (auto& b : g_blocks)
+    if (b.serial >= mark) b.live = false;
+  trim();
 }
 
 }  // namespace mailroom::detail

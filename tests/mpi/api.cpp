@@ -1,7 +1,7 @@
 // The rest of the public API, one check each: finish, yield, actors with erased handlers, mixed
 // lambda types, destructors, messages that arrive before the local constructor ran, standalone
-// conveyor loops, symmetric memory, and a long chain of dependent messages. Every check runs;
-// the program fails if any did.
+// conveyor loops, symmetric memory and its scopes, and a long chain of dependent messages.
+// Every check runs; the program fails if any did.
 #include <mailroom/mailroom.hpp>
 
 #include "mpi_check.hpp"
@@ -390,6 +390,48 @@ int symmetric_memory() {
   return failures;
 }
 
+// A symmetric_scope frees what was allocated inside it, and only that: also an array that took
+// the place of an older one freed inside the scope, and not an older array still live.
+int symmetric_scope_frees_its_arrays() {
+  int failures = 0;
+  auto kept = mr::symmetric_array<std::int64_t>(100);
+  std::int64_t* const kept_at = kept.data();
+  auto older = mr::symmetric_array<std::int64_t>(100);
+  std::int64_t* const older_at = older.data();
+  kept[7] = 7;
+  {
+    mr::symmetric_scope scope;
+    mr::symmetric_free(older);                           // the top of the heap drops below it
+    auto inside = mr::symmetric_array<std::int64_t>(50);  // so this one starts where older was
+    EXPECT(inside.data() == older_at, "the freed space was not reused");
+    const void* deeper_at = nullptr;
+    {
+      mr::symmetric_scope inner;
+      auto deeper = mr::symmetric_array<std::int64_t>(10);
+      deeper[0] = 1;
+      deeper_at = deeper.data();
+    }
+    auto after_inner = mr::symmetric_array<std::int64_t>(10);
+    EXPECT(after_inner.data() == deeper_at && after_inner[0] == 0,
+           "the inner scope's array was not freed");
+    inside[49] = 1;
+  }
+  auto next = mr::symmetric_array<std::int64_t>(100);
+  EXPECT(next.data() == older_at, "after the scope, a new array starts at %p, not %p",
+         static_cast<void*>(next.data()), static_cast<void*>(older_at));
+  EXPECT(kept.size() == 100 && kept[7] == 7, "the scope freed or changed an older live array");
+  std::int64_t nonzero = 0;
+  for (std::int64_t v : next) nonzero += v != 0;
+  EXPECT(nonzero == 0, "%lld elements of a reused array are not zero",
+         static_cast<long long>(nonzero));
+  mr::symmetric_free(next);
+  mr::symmetric_free(kept);
+  auto again = mr::symmetric_array<std::int64_t>(1);
+  EXPECT(again.data() == kept_at, "the heap did not come back empty");
+  mr::symmetric_free(again);
+  return failures;
+}
+
 // 100000 dependent messages, each sent by the previous one's handler to the next PE's mailbox:
 // the self-loop terminates by quiescence, and local delivery never recurses.
 int long_dependent_chain() {
@@ -431,6 +473,7 @@ int main(int argc, char** argv) {
                           {"early_messages_are_kept", early_messages_are_kept},
                           {"conveyor_loops", conveyor_loops},
                           {"symmetric_memory", symmetric_memory},
+                          {"symmetric_scope_frees_its_arrays", symmetric_scope_frees_its_arrays},
                           {"long_dependent_chain", long_dependent_chain}};
   int failed = 0;
   for (const auto& c : checks) {
