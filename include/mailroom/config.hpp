@@ -25,8 +25,8 @@ namespace mailroom {
   X(symmetric_heap_bytes, "MAILROOM_SYMMETRIC_HEAP_BYTES", bytes, 1ull << 30,                    \
     "virtual size of the symmetric heap reserved at the same address on every PE")              \
   X(idle_sleep_ns, "MAILROOM_IDLE_SLEEP_NS", count, 0,                                          \
-    "after 64 progress calls in a row find nothing to do, sleep this long, at most 1 s (helps "  \
-    "more PEs than cores, and emulated hosts); 0: spin")                                         \
+    "after 64 progress calls in a row find nothing to do, sleep this long, at most 1 s; 0: "    \
+    "spin. Unset: 0, or 1000 on a node with more PEs than cores")                               \
   X(watchdog, "MAILROOM_WATCHDOG", count, 0,                                                     \
     "seconds a wait may make no progress before every stuck PE reports and the job stops; 0: off") \
   X(verbose, "MAILROOM_VERBOSE", count, 0, "1 prints the configuration on rank 0 at start-up")

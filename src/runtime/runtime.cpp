@@ -6,13 +6,22 @@
 #include "mailroom/symmetric.hpp"
 #include "mailroom/transport.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 namespace mailroom {
 
 namespace {
 bool g_runtime_exists = false;
+
+// Idle sleep when this node has more PEs than cores and MAILROOM_IDLE_SLEEP_NS is not set: a PE
+// that spins while it waits takes the core from one that has work (MPI libraries yield in this
+// case too). Measured on a 2-core machine: 4 PEs through 80000 short kernels took 44 s spinning
+// and 5 s sleeping once the other programs on the machine kept both cores busy.
+constexpr std::uint64_t k_oversubscribed_idle_sleep_ns = 1000;
 std::unique_ptr<transport::collective_context> g_barrier;
 
 // A barrier that keeps mailroom moving while it waits: a PE blocked in MPI_Barrier would stop
@@ -27,7 +36,11 @@ runtime::runtime(int& argc, char**& argv) {
   MAILROOM_CHECK(!g_runtime_exists, "a second mailroom::runtime was constructed; create one per "
                  "program");
   transport::init(&argc, &argv);
-  const mailroom::config cfg = mailroom::config::from_environment();
+  mailroom::config cfg = mailroom::config::from_environment();
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (std::getenv("MAILROOM_IDLE_SLEEP_NS") == nullptr && cores > 0 &&
+      transport::layout().node_size > cores)
+    cfg.idle_sleep_ns = k_oversubscribed_idle_sleep_ns;
   detail::set_current_config(cfg);
   if (cfg.verbose > 0 && transport::rank() == 0) {
     std::fprintf(stderr, "mailroom: %d PEs on %d node(s), %s\nmailroom configuration:\n%s",
