@@ -10,6 +10,7 @@
 
 #include <cstring>
 #include <memory>
+#include <new>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -186,13 +187,14 @@ class selector {
     admit(box, I, dest);
     const std::uint32_t id = detail::lambda_entry_of<L>.wire_id;
     constexpr std::size_t W = detail::lambda_words<L>;
-    if constexpr (detail::lambda_delta_coded<L> && sizeof(L) == W * 8) {
+    if constexpr (detail::lambda_delta_coded<L> && sizeof(L) == W * 8 &&
+                  !detail::lambda_padded<L>) {
       // The closure's own bytes are its words.
       while (MAILROOM_UNLIKELY(!box.conveyor.template push_delta<W>(dest.rank(), id, &closure)))
         detail::scheduler::progress();
     } else if constexpr (detail::lambda_delta_coded<L>) {
-      std::uint64_t words[W] = {};  // padded to whole words with zeros
-      std::memcpy(words, &closure, sizeof(L));
+      alignas(L) alignas(8) std::byte words[W * 8];
+      detail::closure_words(closure, words);
       while (MAILROOM_UNLIKELY(!box.conveyor.template push_delta<W>(dest.rank(), id, words)))
         detail::scheduler::progress();
     } else {

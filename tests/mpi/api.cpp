@@ -1,19 +1,22 @@
 // The rest of the public API, one check each: finish, yield, actors with erased handlers, mixed
 // lambda types, destructors, messages that arrive before the local constructor ran, standalone
-// conveyor loops, symmetric memory and its scopes, and a long chain of dependent messages.
-// Every check runs; the program fails if any did.
+// conveyor loops, symmetric memory and its scopes, a long chain of dependent messages, and the
+// idle-sleep default. Every check runs; the program fails if any did.
 #include <mailroom/mailroom.hpp>
 
 #include "mpi_check.hpp"
 
 #include <mpi.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <random>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace mr = mailroom;
@@ -161,43 +164,66 @@ int mixed_lambda_types() {
 }
 
 // Lambda messages whose captures change at different rates (never, every message, every 7th,
-// every 100th, once), so that runs keep, learn and relearn which words vary: closures of 3
-// words and of 6, sent to random PEs and interleaved. Each closure adds a hash of what it
-// captured (40 bits of it, so that no sum overflows); the sums must be what the senders sent.
+// every 100th, once), so that runs keep, learn and relearn which words vary: closures of 3 words
+// (a sending path per set of varying words), of 5 (a path per number of them) and of 3 with 4
+// bytes of padding (cleared where the compiler can), sent to random PEs and interleaved. Each
+// closure adds a hash of what it captured (40 bits of it, so that no sum overflows); the sums
+// must be what the senders sent.
+std::uint64_t mix(std::uint64_t h, std::int64_t x) {
+  return (h ^ static_cast<std::uint64_t>(x)) * 0x100000001b3ull;
+}
+
 int lambda_capture_patterns() {
   int failures = 0;
   constexpr std::int64_t n = 30000;
-  auto sums = mr::symmetric_array<std::int64_t>(2);
+  auto sums = mr::symmetric_array<std::int64_t>(3);
   std::mt19937_64 rng(2000 + static_cast<std::uint64_t>(g_me));
-  std::uint64_t sent[2] = {0, 0};
-  const auto mix = [](std::uint64_t h, std::int64_t x) {
-    return (h ^ static_cast<std::uint64_t>(x)) * 0x100000001b3ull;
-  };
+  std::uint64_t sent[3] = {0, 0, 0};
   {
     mr::actor<> l;
     for (std::int64_t i = 0; i < n; ++i) {
       const mr::pe to(static_cast<int>(rng() % static_cast<unsigned>(g_pes)));
       const std::int64_t every = i, seventh = i / 7, hundredth = i / 100, once = i < n / 2 ? 1 : 2;
-      if (rng() % 3 != 0) {
-        l.send(to, [=] { sums[0] += static_cast<std::int64_t>(mix(mix(1, seventh), every) >> 24); });
-        sent[0] += mix(mix(1, seventh), every) >> 24;
-      } else {
-        const std::int64_t constant = 42;
-        l.send(to, [=] {
-          const std::uint64_t h =
-              mix(mix(mix(mix(mix(1, constant), hundredth), every), once), seventh);
-          sums[1] += static_cast<std::int64_t>(h >> 24);
-        });
-        sent[1] += mix(mix(mix(mix(mix(1, constant), hundredth), every), once), seventh) >> 24;
+      const std::int32_t small = static_cast<std::int32_t>(hundredth);
+      switch (rng() % 3) {
+        case 0: {
+          const auto f = [=] {
+            sums[0] += static_cast<std::int64_t>(mix(mix(1, seventh), every) >> 24);
+          };
+          static_assert(sizeof f == 24);
+          l.send(to, f);
+          sent[0] += mix(mix(1, seventh), every) >> 24;
+          break;
+        }
+        case 1: {
+          const auto f = [=] {
+            const std::uint64_t h = mix(mix(mix(mix(1, hundredth), every), once), seventh);
+            sums[1] += static_cast<std::int64_t>(h >> 24);
+          };
+          static_assert(sizeof f == 40);
+          l.send(to, f);
+          sent[1] += mix(mix(mix(mix(1, hundredth), every), once), seventh) >> 24;
+          break;
+        }
+        default: {
+          const auto f = [=] {
+            sums[2] += static_cast<std::int64_t>(mix(mix(1, small), every) >> 24);
+          };
+          static_assert(sizeof f == 24 && !std::has_unique_object_representations_v<decltype(f)>);
+          l.send(to, f);
+          sent[2] += mix(mix(1, small), every) >> 24;
+          break;
+        }
       }
     }
     l.done();
     l.wait();
   }
-  for (int k = 0; k < 2; ++k) {
+  const char* what[3] = {"3 words", "5 words", "3 words with padding"};
+  for (int k = 0; k < 3; ++k) {
     const std::int64_t got = sum_over_pes(sums[static_cast<std::size_t>(k)]);
     const std::int64_t want = sum_over_pes(static_cast<std::int64_t>(sent[k]));
-    EXPECT(got == want, "closure of %d words: handled a sum of %lld, expected %lld", k == 0 ? 3 : 6,
+    EXPECT(got == want, "closure of %s: handled a sum of %lld, expected %lld", what[k],
            static_cast<long long>(got), static_cast<long long>(want));
   }
   mr::symmetric_free(sums);
@@ -432,6 +458,23 @@ int symmetric_scope_frees_its_arrays() {
   return failures;
 }
 
+// With MAILROOM_IDLE_SLEEP_NS unset, idle PEs spin, unless this node has more PEs than cores:
+// then they sleep, or the spinning ones would take the cores from those with work.
+int idle_sleep_default() {
+  int failures = 0;
+  if (std::getenv("MAILROOM_IDLE_SLEEP_NS") != nullptr) return 0;
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int here = 0;
+  MPI_Comm_size(node, &here);
+  MPI_Comm_free(&node);
+  const bool oversubscribed = here > sysconf(_SC_NPROCESSORS_ONLN);
+  const std::uint64_t got = mr::current_config().idle_sleep_ns;
+  EXPECT(oversubscribed ? got > 0 : got == 0, "%d PEs on %ld cores, idle sleep %llu ns", here,
+         sysconf(_SC_NPROCESSORS_ONLN), static_cast<unsigned long long>(got));
+  return failures;
+}
+
 // 100000 dependent messages, each sent by the previous one's handler to the next PE's mailbox:
 // the self-loop terminates by quiescence, and local delivery never recurses.
 int long_dependent_chain() {
@@ -474,7 +517,8 @@ int main(int argc, char** argv) {
                           {"conveyor_loops", conveyor_loops},
                           {"symmetric_memory", symmetric_memory},
                           {"symmetric_scope_frees_its_arrays", symmetric_scope_frees_its_arrays},
-                          {"long_dependent_chain", long_dependent_chain}};
+                          {"long_dependent_chain", long_dependent_chain},
+                          {"idle_sleep_default", idle_sleep_default}};
   int failed = 0;
   for (const auto& c : checks) {
     const double t0 = mr::wtime();

@@ -227,6 +227,32 @@ TEST(LambdaEntry, LargeClosuresTravelWhole) {
   EXPECT_EQ(sum, 2 * 190);
 }
 
+// A closure capturing an int beside 8-byte values has padding; whatever the memory held there
+// before, its words come out the same, so the word does not look varying from one send to the
+// next.
+TEST(LambdaEntry, PaddingIsClearedInTheWords) {
+  const auto make = [](std::int64_t big, std::int32_t small) {
+    return [=] { return big + small; };
+  };
+  using L = decltype(make(9, 7));
+  static_assert(mr::detail::lambda_padded<L> && mr::detail::lambda_words<L> == 2);
+  std::array<std::array<std::byte, 16>, 2> words{};
+  std::array<std::array<std::byte, 16>, 2> placed{};
+  for (std::size_t i = 0; i < 2; ++i) {
+    alignas(L) std::byte at[sizeof(L)];
+    std::memset(at, i == 0 ? 0xab : 0xcd, sizeof at);  // what the stack held
+    const L* closure = ::new (static_cast<void*>(at)) L(make(9, 7));
+    std::memcpy(placed[i].data(), at, sizeof(L));
+    alignas(L) std::byte out[16];
+    mr::detail::closure_words(*closure, out);
+    std::memcpy(words[i].data(), out, 16);
+    EXPECT_EQ((*closure)(), 16);
+  }
+  if (!MAILROOM_CLEARS_PADDING) GTEST_SKIP() << "this compiler cannot clear padding";
+  EXPECT_NE(placed[0], placed[1]) << "the padding did not keep what the memory held (test moot)";
+  EXPECT_EQ(words[0], words[1]);
+}
+
 // What lambda messages are told they may capture must indeed be trivially copyable.
 static_assert(std::is_trivially_copyable_v<mr::pe>);
 static_assert(std::is_trivially_copyable_v<mr::symmetric_array<double>>);

@@ -7,6 +7,7 @@
 #include "mailroom/detail/exchange.hpp"
 #include "mailroom/error.hpp"
 
+#include <bit>
 #include <cstring>
 #include <deque>
 #include <type_traits>
@@ -64,7 +65,8 @@ class conveyor_core {
   /// rarely changing capture costs at most a run header per this many records, and padding
   /// bytes or captures that change often cost a word per record, as in a typed message.
   static constexpr std::uint32_t k_settled_run = 64;
-  /// Records of at most this many words get a sending path per set of varying words.
+  /// Records of at most this many words get a sending path per set of varying words; larger
+  /// ones one per number of varying words.
   static constexpr std::size_t k_unrolled_delta_words = 3;
 
   /// Appends one record of W 8-byte words under `tag` (lambda messages: the handler id and the
@@ -115,7 +117,7 @@ class conveyor_core {
     }
     if (MAILROOM_UNLIKELY(!put)) {
       open_delta_run<W>(f, st, tag, words);  // its constant words are these
-      put_varying<W>(f, st.vary, words);
+      put_varying(f, st, words);
     }
     ++f.items;
     return true;
@@ -185,6 +187,8 @@ class conveyor_core {
     std::uint32_t count_at = 0;         ///< offset of the open run's count in the buffer; 0: no run
     std::uint32_t items_before = 0;     ///< the buffer's items when the run opened
     std::uint32_t vary = 0;             ///< words each record of the run carries
+    std::uint32_t varying = 0;          ///< how many (the bits set in `vary`)
+    std::uint8_t pos[k_delta_words] = {};    ///< positions: the varying words, then the constant
     std::uint64_t base[k_delta_words] = {};  ///< the open run's first record
   };
   // Writes the open run's count (its records are the buffer's items since it opened): once per
@@ -231,26 +235,45 @@ class conveyor_core {
     f.used = static_cast<std::uint32_t>(out - f.buf);
     return true;
   }
-  // The same for any set of varying words (larger records).
-  template <std::size_t W>
-  static bool put_record_any(fill& f, const delta_state& st, const void* words) noexcept {
-    const std::uint32_t vary = st.vary;
-    for (std::size_t k = 0; k < W; ++k)
-      if (((vary >> k) & 1u) == 0 && word_at(words, k) != st.base[k]) return false;
-    put_varying<W>(f, vary, words);
+  // The same for larger records, whose sets of varying words are too many for a path each:
+  // one path per number of varying words NV, its compares and copies unrolled, reading the
+  // words at the positions the run listed when it opened (an index load more per word).
+  template <std::size_t W, std::size_t NV>
+  static bool put_counted(fill& f, const delta_state& st, const void* words) noexcept {
+    const bool same = [&]<std::size_t... J>(std::index_sequence<J...>) {
+      return ((word_at(words, st.pos[NV + J]) == st.base[st.pos[NV + J]]) && ...);
+    }
+    (std::make_index_sequence<W - NV>{});
+    if (MAILROOM_UNLIKELY(!same)) return false;
+    // Every word is loaded before the first store: a store through std::byte* may alias
+    // anything, so the compiler would otherwise reload the positions after each one.
+    if constexpr (NV > 0) {
+      std::uint64_t v[NV];
+      [&]<std::size_t... J>(std::index_sequence<J...>) {
+        ((v[J] = word_at(words, st.pos[J])), ...);
+      }
+      (std::make_index_sequence<NV>{});
+      std::memcpy(f.buf + f.used, v, sizeof v);
+      f.used += static_cast<std::uint32_t>(sizeof v);
+    }
     return true;
   }
-  // Appends the record's varying words.
   template <std::size_t W>
-  static void put_varying(fill& f, std::uint32_t vary, const void* words) noexcept {
-    std::byte* out = f.buf + f.used;
-    for (std::size_t k = 0; k < W; ++k) {
-      if (((vary >> k) & 1u) != 0) {
-        std::memcpy(out, word_ptr(words, k), 8);
-        out += 8;
-      }
+  static bool put_record_any(fill& f, const delta_state& st, const void* words) noexcept {
+    return [&]<std::size_t... NV>(std::index_sequence<NV...>) {
+      bool put = false;
+      static_cast<void>(
+          ((st.varying == NV && (put = put_counted<W, NV>(f, st, words), true)) || ...));
+      return put;
     }
-    f.used = static_cast<std::uint32_t>(out - f.buf);
+    (std::make_index_sequence<W + 1>{});
+  }
+  // Appends the record's varying words.
+  static void put_varying(fill& f, const delta_state& st, const void* words) noexcept {
+    std::byte* out = f.buf + f.used;
+    for (std::uint32_t j = 0; j < st.varying; ++j)
+      std::memcpy(out + 8 * j, word_ptr(words, st.pos[j]), 8);
+    f.used += 8 * st.varying;
   }
   // Opens a run of push_delta records whose constant words are those of `words`, closing the
   // one before. The varying words are learnt: the same tag keeps its set, plus the words that
@@ -275,10 +298,15 @@ class conveyor_core {
     st.count_at = f.used + 4;
     st.items_before = f.items;
     st.vary = vary;
+    st.varying = static_cast<std::uint32_t>(std::popcount(vary));
     std::byte* out = h + k_delta_run_header;
+    std::size_t v = 0, c = st.varying;
     for (std::size_t k = 0; k < W; ++k) {
       st.base[k] = word_at(words, k);
-      if (((vary >> k) & 1u) == 0) {
+      if (((vary >> k) & 1u) != 0) {
+        st.pos[v++] = static_cast<std::uint8_t>(k);
+      } else {
+        st.pos[c++] = static_cast<std::uint8_t>(k);
         std::memcpy(out, word_ptr(words, k), 8);
         out += 8;
       }

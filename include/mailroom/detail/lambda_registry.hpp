@@ -32,6 +32,31 @@ inline constexpr bool lambda_delta_coded = lambda_words<L> <= 16;
 /// Closures of at most this many words get a decoding loop per set of varying words.
 inline constexpr std::size_t k_unrolled_words = 5;
 
+/// A closure's words are its bytes with the padding between and after its captures cleared
+/// (GCC's __builtin_clear_padding; elsewhere left as they are). Padding holds whatever the stack
+/// held: a closure that captures an int beside 8-byte values would otherwise change a word from
+/// one message to the next although no capture did, and that word would cross the wire each time.
+template <class L>
+inline constexpr bool lambda_padded = !std::has_unique_object_representations_v<L>;
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_clear_padding)
+#define MAILROOM_CLEARS_PADDING 1
+#endif
+#endif
+#ifndef MAILROOM_CLEARS_PADDING
+#define MAILROOM_CLEARS_PADDING 0
+#endif
+/// Copies the closure into `words` (lambda_words<L> * 8 bytes, aligned for L) with its padding
+/// and the tail after it zero.
+template <class L>
+[[gnu::always_inline]] inline void closure_words(const L& closure, std::byte* words) noexcept {
+  std::memset(words, 0, lambda_words<L> * 8);
+  [[maybe_unused]] L* copy = ::new (static_cast<void*>(words)) L(closure);
+#if MAILROOM_CLEARS_PADDING
+  __builtin_clear_padding(copy);
+#endif
+}
+
 struct lambda_entry {
   const char* name;
   std::uint32_t size;     ///< sizeof the closure
