@@ -177,6 +177,11 @@ bool selector_core::step_component(std::size_t c) {
   }
   // A cycle: sample only when nothing of the component is waiting here, after shipping every
   // partly filled buffer (see termination::quiescence for why that makes the count exact).
+  // Shipping waits for credits: a buffer forced out without one would wait in the backlog all
+  // the same, and the messages sent meanwhile would start another, so a cycle of short
+  // dependent messages (toposort) would fill the backlogs with nearly empty buffers, each
+  // waiting a round trip for its credit. Left open, the buffer keeps filling until a credit
+  // returns; until then this PE is not ready.
   bool ready = true;
   std::int64_t sent = 0, processed = 0;
   for (int m : comp.members)
@@ -184,7 +189,7 @@ bool selector_core::step_component(std::size_t c) {
   if (ready) {
     for (int m : comp.members) {
       auto& conv = boxes_[static_cast<std::size_t>(m)]->conveyor;
-      conv.flush(true);
+      if (!conv.flush(false)) ready = false;
       sent += conv.sent_items();
       processed += conv.processed_items();
     }

@@ -227,12 +227,13 @@ class conveyor_core {
     }
     (std::make_index_sequence<W>{});
     if (MAILROOM_UNLIKELY(!same)) return false;
+    constexpr std::uint32_t bytes = 8 * std::popcount(V);
     std::byte* out = f.buf + f.used;
+    f.used += bytes;  // before the stores, which may alias anything (std::byte)
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ((((V >> K) & 1u) != 0 ? (std::memcpy(out, word_ptr(words, K), 8), out += 8) : out), ...);
     }
     (std::make_index_sequence<W>{});
-    f.used = static_cast<std::uint32_t>(out - f.buf);
     return true;
   }
   // The same for larger records, whose sets of varying words are too many for a path each:
@@ -253,8 +254,9 @@ class conveyor_core {
         ((v[J] = word_at(words, st.pos[J])), ...);
       }
       (std::make_index_sequence<NV>{});
-      std::memcpy(f.buf + f.used, v, sizeof v);
+      std::byte* out = f.buf + f.used;
       f.used += static_cast<std::uint32_t>(sizeof v);
+      std::memcpy(out, v, sizeof v);
     }
     return true;
   }
