@@ -50,7 +50,9 @@ inline constexpr bool lambda_padded = !std::has_unique_object_representations_v<
 /// and the tail after it zero.
 template <class L>
 [[gnu::always_inline]] inline void closure_words(const L& closure, std::byte* words) noexcept {
-  std::memset(words, 0, lambda_words<L> * 8);
+  // The copy writes every byte of the closure; only the tail after it needs zeros.
+  if constexpr (sizeof(L) % 8 != 0)
+    std::memset(words + sizeof(L), 0, lambda_words<L> * 8 - sizeof(L));
   [[maybe_unused]] L* copy = ::new (static_cast<void*>(words)) L(closure);
 #if MAILROOM_CLEARS_PADDING
   __builtin_clear_padding(copy);
