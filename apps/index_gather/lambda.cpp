@@ -10,8 +10,8 @@ void lambda(const problem& pb, symmetric_array<std::int64_t> table,
   mailroom::selector ig{lambdas{}, lambdas{}};
   auto self = ig.ref();
   for (std::int64_t i = 0; i < std::ssize(pb.index); ++i) {
-    const std::int64_t offset = pb.index[i] / P;
-    ig.send<0>(pe(pb.index[i] % P), [=] {
+    const std::int64_t g = pb.index[i];
+    ig.send<0>(pe(g % P), [=, offset = g / P] {
       const std::int64_t v = table[offset];
       self->send<1>(sender(), [=] { out[i] = v; });
     });

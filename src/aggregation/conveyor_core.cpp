@@ -17,11 +17,11 @@ conveyor_core::conveyor_core(bool delta_records)
       id_(0),
       capacity_(static_cast<std::uint32_t>(ex_.capacity())),
       me_(ex_.me()),
-      fills_(static_cast<std::size_t>(ex_.pes())),
+      fills_(delta_records ? 0 : static_cast<std::size_t>(ex_.pes())),
+      lanes_(delta_records ? static_cast<std::size_t>(ex_.pes()) : 0),
       sent_to_(static_cast<std::size_t>(ex_.pes()), 0),
       outstanding_(static_cast<std::size_t>(ex_.pes()), 0),
       credits_(0) {
-  if (delta_records) delta_.resize(fills_.size());
   // Every PE creates the same conveyors in the same order with the same configuration, so the
   // credits agree: what a sender may have in flight is what the receiver reserved for arrivals.
   const std::size_t left = ex_.budget_left();
@@ -31,16 +31,16 @@ conveyor_core::conveyor_core(bool delta_records)
                  "3 buffers per PE (one filling, one in flight, one arrived): {} PEs x 3 x {} "
                  "bytes, but only {} bytes are left next to the {} live mailboxes and the posted "
                  "receives (raise the budget, or lower MAILROOM_BUFFER_BYTES)",
-                 ex_.live_conveyors(), current_config().budget_bytes, fills_.size(), capacity_,
+                 ex_.live_conveyors(), current_config().budget_bytes, dests(), capacity_,
                  left, ex_.live_conveyors());
   // An absent buffer looks full, so the first push for a destination takes the slow path.
-  for (auto& f : fills_) f.used = capacity_;
+  for (std::size_t d = 0; d < dests(); ++d) fill_of(d).used = capacity_;
   id_ = ex_.attach(this);
 }
 
 conveyor_core::~conveyor_core() {
-  for (auto& f : fills_)
-    if (f.buf != nullptr) ex_.release(f.buf);
+  for (std::size_t d = 0; d < dests(); ++d)
+    if (fill_of(d).buf != nullptr) ex_.release(fill_of(d).buf);
   for (auto& a : arrivals_) ex_.release(a.buf);
   for (auto& [dest, buf] : backlog_) ex_.release(buf);
   ex_.backlog_changed(-static_cast<int>(backlog_.size()));
@@ -49,7 +49,7 @@ conveyor_core::~conveyor_core() {
 }
 
 bool conveyor_core::make_room(int dest, std::size_t need) noexcept {
-  fill& f = fills_[static_cast<std::size_t>(dest)];
+  fill& f = fill_of(static_cast<std::size_t>(dest));
   // After close() every buffer has been shipped, so any later push lands here.
   MAILROOM_CHECK(state_ == stream::open || state_ == stream::flushing,
                  "a message was sent to mailbox #{} after its end of stream on this PE "
@@ -65,9 +65,9 @@ bool conveyor_core::make_room(int dest, std::size_t need) noexcept {
     f.buf = ex_.acquire();
     f.used = static_cast<std::uint32_t>(k_header_bytes);
     f.items = 0;
-    if (!delta_.empty()) {  // runs restart
-      delta_[static_cast<std::size_t>(dest)].count_at = 0;
-      delta_[static_cast<std::size_t>(dest)].open_tag = k_no_run;
+    if (!lanes_.empty()) {  // runs restart
+      lanes_[static_cast<std::size_t>(dest)].st.count_at = 0;
+      lanes_[static_cast<std::size_t>(dest)].st.open_tag = k_no_run;
     }
   }
   MAILROOM_CHECK(f.used + need <= capacity_,
@@ -84,8 +84,8 @@ bool conveyor_core::can_ship(int dest) const noexcept {
 }
 
 void conveyor_core::ship(int dest) noexcept {
-  fill& f = fills_[static_cast<std::size_t>(dest)];
-  if (!delta_.empty()) close_run(f, delta_[static_cast<std::size_t>(dest)]);
+  fill& f = fill_of(static_cast<std::size_t>(dest));
+  if (!lanes_.empty()) close_run(f, lanes_[static_cast<std::size_t>(dest)].st);
   auto* h = reinterpret_cast<buffer_header*>(f.buf);
   *h = buffer_header{id_, f.used, f.items, 0};
   sent_to_[static_cast<std::size_t>(dest)] += f.items;
@@ -106,8 +106,8 @@ void conveyor_core::ship(int dest) noexcept {
 
 bool conveyor_core::flush(bool force) {
   bool all = true;
-  for (std::size_t d = 0; d < fills_.size(); ++d) {
-    if (fills_[d].buf == nullptr || fills_[d].items == 0) continue;
+  for (std::size_t d = 0; d < dests(); ++d) {
+    if (fill_of(d).buf == nullptr || fill_of(d).items == 0) continue;
     if (!force && !can_ship(static_cast<int>(d))) {
       all = false;
       continue;

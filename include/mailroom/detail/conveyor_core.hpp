@@ -35,7 +35,7 @@ class conveyor_core {
   enum class stream { open, flushing, counting, draining, ended };
 
   /// Collective. With delta_records, the conveyor takes push_delta/push_whole records (runs
-  /// per tag) and keeps the per-destination state they need.
+  /// per tag) and keeps the per-destination state they need; without, push.
   explicit conveyor_core(bool delta_records = false);
   ~conveyor_core();
   conveyor_core(const conveyor_core&) = delete;
@@ -46,6 +46,7 @@ class conveyor_core {
   /// call progress and try again.
   template <std::size_t N>
   [[nodiscard]] bool push(int dest, const void* item) noexcept {
+    MAILROOM_ASSERT(lanes_.empty());  // a conveyor constructed without delta records
     fill& f = fills_[static_cast<std::size_t>(dest)];
     if (MAILROOM_UNLIKELY(f.used + N > capacity_)) {
       if (!make_room(dest, N)) return false;
@@ -83,11 +84,13 @@ class conveyor_core {
     static_assert(W >= 1 && W <= k_delta_words);
     // A new run's header, its constant words and the record's varying words.
     constexpr std::size_t worst = k_delta_run_header + 8 * W;
-    fill& f = fills_[static_cast<std::size_t>(dest)];
+    MAILROOM_ASSERT(!lanes_.empty());  // a conveyor constructed with delta records
+    lane& ln = lanes_[static_cast<std::size_t>(dest)];
+    fill& f = ln.f;
     if (MAILROOM_UNLIKELY(f.used + worst > capacity_)) {
       if (!make_room(dest, worst)) return false;
     }
-    delta_state& st = delta_[static_cast<std::size_t>(dest)];
+    delta_state& st = ln.st;
     bool put = false;
     if (MAILROOM_LIKELY(st.open_tag == tag)) {
       if constexpr (W <= k_unrolled_delta_words) {
@@ -129,11 +132,13 @@ class conveyor_core {
   [[nodiscard]] bool push_whole(int dest, std::uint32_t tag, const void* payload) noexcept {
     static_assert(Stride >= N);
     constexpr std::size_t worst = 8 + Stride;
-    fill& f = fills_[static_cast<std::size_t>(dest)];
+    MAILROOM_ASSERT(!lanes_.empty());  // a conveyor constructed with delta records
+    lane& ln = lanes_[static_cast<std::size_t>(dest)];
+    fill& f = ln.f;
     if (MAILROOM_UNLIKELY(f.used + worst > capacity_)) {
       if (!make_room(dest, worst)) return false;
     }
-    delta_state& st = delta_[static_cast<std::size_t>(dest)];
+    delta_state& st = ln.st;
     if (st.open_tag != tag) open_run(f, st, tag);
     ++f.items;
     std::memcpy(f.buf + f.used, payload, N);
@@ -190,6 +195,13 @@ class conveyor_core {
     std::uint32_t varying = 0;          ///< how many (the bits set in `vary`)
     std::uint8_t pos[k_delta_words] = {};    ///< positions: the varying words, then the constant
     std::uint64_t base[k_delta_words] = {};  ///< the open run's first record
+  };
+  // A destination of a delta-record conveyor: its buffer and its runs side by side, so that a
+  // send reaches both through one index, and the buffer, the run and its positions share the
+  // first cache line.
+  struct alignas(64) lane {
+    fill f;
+    delta_state st;
   };
   // Writes the open run's count (its records are the buffer's items since it opened): once per
   // run, not per record.
@@ -324,8 +336,10 @@ class conveyor_core {
   std::uint32_t id_;
   std::uint32_t capacity_;
   int me_;
-  std::vector<fill> fills_;
-  std::vector<delta_state> delta_;  // per destination, for delta-record conveyors only
+  std::vector<fill> fills_;  // per destination (typed conveyors; empty with delta records)
+  std::vector<lane> lanes_;  // per destination (delta-record conveyors; empty otherwise)
+  [[nodiscard]] std::size_t dests() const noexcept { return fills_.size() + lanes_.size(); }
+  fill& fill_of(std::size_t dest) noexcept { return lanes_.empty() ? fills_[dest] : lanes_[dest].f; }
   std::vector<std::int64_t> sent_to_;
   std::vector<std::uint32_t> outstanding_;             // unacknowledged buffers per dest
   std::deque<std::pair<int, std::byte*>> backlog_;     // full buffers waiting for a credit
