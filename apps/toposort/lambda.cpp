@@ -1,6 +1,6 @@
-// Toposort, lambda variant: a pivot closure runs on its column's owner and sends every other row
-// of the column a closure that drops the column there and, once one column is left, pivots that
-// row. The two lambda mailboxes feed each other: a cycle closed by the runtime's quiescence
+// Toposort, lambda variant: a removal closure drops a column from a row and, once one column is
+// left, sends a pivot closure to that column's owner, which sends every other row of the column a
+// removal. The two lambda mailboxes feed each other: a cycle closed by the runtime's quiescence
 // detection. Rows record levels (aggregation reorders events); positions are dealt out by level.
 #include "toposort/toposort.hpp"
 
@@ -27,22 +27,26 @@ result lambda(const sparse_matrix& a, const sparse_matrix& at) {
     rows[l] = {std::ssize(a.row(l)),
                std::accumulate(a.row(l).begin(), a.row(l).end(), std::int64_t{0}), 0};
   mailroom::selector topo{graph{{0, 1}, {1, 0}}, lambdas{}, lambdas{}};
-  // Global row g, on this PE, has one column left. (Passed itself, so that its closures can.)
-  const auto pivot = [=, self = topo.ref()](const auto& again, std::int64_t g) -> void {
-    self->send<0>(pe(rows[g / P].sum % P), [=, c = rows[g / P].sum, lev = rows[g / P].level] {
+  // Global row g, on this PE, loses column c, pivoted at level lev; once one column is left, g
+  // pivots: that column's other rows lose it in turn. (Passed itself, so that its closures can.)
+  const auto remove = [=, self = topo.ref()](const auto& again, std::int64_t g, std::int64_t c,
+                                             std::int64_t lev) -> void {
+    row_state& r = rows[g / P];
+    r.level = std::max(r.level, lev + 1);
+    r.sum -= c;
+    if (--r.left != 1) return;
+    self->send<0>(pe(r.sum % P), [=, c = r.sum, lev = r.level] {
       for (const std::int64_t s : here[0]->row(c / P))
-        if (s != g)
-          self->send<1>(pe(s % P), [=] {
-            row_state& r = rows[s / P];
-            r.level = std::max(r.level, lev + 1);
-            r.sum -= c;
-            if (--r.left == 1) again(again, s);
-          });
+        if (s != g) self->send<1>(pe(s % P), [=] { again(again, s, c, lev); });
     });
   };
-  // Sends may run closures, which change counts: pivot the input's single-nonzero rows.
+  // Sends may run closures, which change counts: the input's single-nonzero rows pivot (a
+  // removal of nothing, from a count of two).
   for (std::int64_t l = 0; l < lr; ++l)
-    if (a.row(l).size() == 1) pivot(pivot, a.global_row(l));
+    if (a.row(l).size() == 1) {
+      rows[l].left = 2;
+      remove(remove, a.global_row(l), 0, -1);
+    }
   topo.done<0>();
   topo.wait();
   std::vector<std::int64_t> level(lr);
