@@ -119,8 +119,7 @@ class conveyor_core {
       }
     }
     if (MAILROOM_UNLIKELY(!put)) {
-      open_delta_run<W>(f, st, tag, words);  // its constant words are these
-      put_varying(f, st, words);
+      open_and_put<W>(f, st, tag, copy_words<W>(words));
     }
     ++f.items;
     return true;
@@ -281,6 +280,24 @@ class conveyor_core {
       return put;
     }
     (std::make_index_sequence<W + 1>{});
+  }
+  template <std::size_t W>
+  struct word_copy {
+    std::uint64_t w[W];
+  };
+  template <std::size_t W>
+  static word_copy<W> copy_words(const void* words) noexcept {
+    word_copy<W> c;
+    std::memcpy(c.w, words, sizeof c.w);
+    return c;
+  }
+  // The slow path: opens a run whose constant words are the record's, and appends the record.
+  // It takes the words by value, so that the fast path's words need not live in memory.
+  template <std::size_t W>
+  [[gnu::noinline]] static void open_and_put(fill& f, delta_state& st, std::uint32_t tag,
+                                             word_copy<W> c) noexcept {
+    open_delta_run<W>(f, st, tag, c.w);
+    put_varying(f, st, c.w);
   }
   // Appends the record's varying words.
   static void put_varying(fill& f, const delta_state& st, const void* words) noexcept {
