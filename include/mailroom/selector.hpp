@@ -134,7 +134,7 @@ class selector {
     build(std::index_sequence_for<Specs...>{}, std::move(specs)...);
     core_ = std::make_unique<detail::selector_core>(
         boxes_list(std::index_sequence_for<Specs...>{}), g, "selector");
-    core_->owner = this;
+    core_->set_owner(this);
   }
 
   selector(const selector&) = delete;
@@ -273,9 +273,9 @@ class selector_ref {
   Sel* operator->() const noexcept { return get(); }
   Sel& operator*() const noexcept { return *get(); }
   [[nodiscard]] Sel* get() const noexcept {
-    detail::selector_core* core = detail::scheduler::by_id[static_cast<std::size_t>(id_)];
-    MAILROOM_ASSERT(core != nullptr);
-    return static_cast<Sel*>(core->owner);
+    void* owner = detail::scheduler::owners[static_cast<std::size_t>(id_)];
+    MAILROOM_ASSERT(owner != nullptr);
+    return static_cast<Sel*>(owner);
   }
 
  private:

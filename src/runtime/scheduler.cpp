@@ -12,6 +12,7 @@ bool scheduler::in_handler = false;
 int scheduler::current_source = -1;
 std::vector<selector_core*> scheduler::live;
 std::vector<selector_core*> scheduler::by_id;
+std::vector<void*> scheduler::owners;
 std::vector<std::vector<selector_core*>> scheduler::finish_scopes;
 
 void scheduler::check_running(std::string_view call) {
@@ -75,6 +76,7 @@ selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
       components_[c].ctx = std::make_unique<transport::collective_context>();
   for (std::size_t m = 0; m < boxes_.size(); ++m) boxes_[m]->accept_external = plan_.entry[m];
   scheduler::by_id.push_back(this);
+  scheduler::owners.push_back(nullptr);
   scheduler::live.push_back(this);
   if (!scheduler::finish_scopes.empty()) scheduler::finish_scopes.back().push_back(this);
 }
@@ -87,6 +89,7 @@ selector_core::~selector_core() {
     wait();
   }
   scheduler::by_id[id_] = nullptr;
+  scheduler::owners[id_] = nullptr;
   std::erase(scheduler::live, this);
   for (auto& scope : scheduler::finish_scopes) std::erase(scope, this);
 }

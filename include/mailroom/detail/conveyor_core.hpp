@@ -68,7 +68,7 @@ class conveyor_core {
   static constexpr std::uint32_t k_settled_run = 64;
   /// Records of at most this many words get a sending path per set of varying words; larger
   /// ones one per number of varying words.
-  static constexpr std::size_t k_unrolled_delta_words = 3;
+  static constexpr std::size_t k_unrolled_delta_words = 5;
 
   /// Appends one record of W 8-byte words under `tag` (lambda messages: the handler id and the
   /// closure, its W words at `words`). Consecutive records with the same tag for the same
@@ -96,23 +96,31 @@ class conveyor_core {
       if constexpr (W <= k_unrolled_delta_words) {
         // One path per set of varying words, its compares and stores unrolled, chosen by one
         // jump (the set rarely changes, so the jump is well predicted).
-        static_assert(k_unrolled_delta_words <= 3, "one case below per set of 3 words");
+        static_assert(k_unrolled_delta_words <= 5, "one case below per set of 5 words");
+        MAILROOM_ASSERT(st.vary < (1u << W));
         switch (st.vary) {
-#define MAILROOM_VARY_CASE(v)                                              \
-  case v:                                                                  \
-    if constexpr ((v) < (1u << W)) put = put_record<W, (v)>(f, st, words); \
-    break;
-          MAILROOM_VARY_CASE(0u)
-          MAILROOM_VARY_CASE(1u)
-          MAILROOM_VARY_CASE(2u)
-          MAILROOM_VARY_CASE(3u)
-          MAILROOM_VARY_CASE(4u)
-          MAILROOM_VARY_CASE(5u)
-          MAILROOM_VARY_CASE(6u)
-          MAILROOM_VARY_CASE(7u)
+#define MAILROOM_VARY_CASE(v)                            \
+  case v:                                                \
+    if constexpr ((v) < (1u << W)) {                     \
+      put = put_record<W, (v)>(f, st, words);            \
+      break;                                             \
+    } else {                                             \
+      __builtin_unreachable();                           \
+    }
+#define MAILROOM_VARY_CASES(b)                                                     \
+  MAILROOM_VARY_CASE(b + 0u) MAILROOM_VARY_CASE(b + 1u) MAILROOM_VARY_CASE(b + 2u) \
+  MAILROOM_VARY_CASE(b + 3u) MAILROOM_VARY_CASE(b + 4u) MAILROOM_VARY_CASE(b + 5u) \
+  MAILROOM_VARY_CASE(b + 6u) MAILROOM_VARY_CASE(b + 7u)
+          MAILROOM_VARY_CASES(0u)
+          MAILROOM_VARY_CASES(8u)
+          MAILROOM_VARY_CASES(16u)
+          MAILROOM_VARY_CASES(24u)
+#undef MAILROOM_VARY_CASES
 #undef MAILROOM_VARY_CASE
           default:
-            break;
+            // The open run is of this record's tag, so its set has at most W words: no range
+            // check before the jump.
+            __builtin_unreachable();
         }
       } else {
         put = put_record_any<W>(f, st, words);
@@ -273,10 +281,13 @@ class conveyor_core {
   }
   template <std::size_t W>
   static bool put_record_any(fill& f, const delta_state& st, const void* words) noexcept {
+    MAILROOM_ASSERT(st.varying <= W);
     return [&]<std::size_t... NV>(std::index_sequence<NV...>) {
       bool put = false;
-      static_cast<void>(
-          ((st.varying == NV && (put = put_counted<W, NV>(f, st, words), true)) || ...));
+      // The open run is of this record's tag, so at most W of its words vary: one of the
+      // cases matches (no range check before the jump).
+      if (!((st.varying == NV && (put = put_counted<W, NV>(f, st, words), true)) || ...))
+        __builtin_unreachable();
       return put;
     }
     (std::make_index_sequence<W + 1>{});

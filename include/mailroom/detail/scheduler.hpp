@@ -37,6 +37,9 @@ struct scheduler {
   static int current_source;    ///< the PE whose message is being handled
   static std::vector<selector_core*> live;           ///< by construction order
   static std::vector<selector_core*> by_id;          ///< selector id -> core (null once gone)
+  /// Selector id -> the typed selector that owns it (null once gone): what a selector_ref in a
+  /// lambda message reaches on every send from a handler, so one load, not two.
+  static std::vector<void*> owners;
   static std::vector<std::vector<selector_core*>> finish_scopes;
 
   /// Tests the transport, runs pending handlers (unless called from a handler) and advances
@@ -73,8 +76,8 @@ class selector_core {
   /// One line per mailbox: entry or not, done, finished, items sent and handled, buffers waiting.
   [[nodiscard]] std::string describe() const;
 
-  /// The typed selector that owns this core (for selector_ref).
-  void* owner = nullptr;
+  /// Records the typed selector that owns this core (for selector_ref).
+  void set_owner(void* owner) noexcept { scheduler::owners[id_] = owner; }
 
  private:
   struct component_state {
