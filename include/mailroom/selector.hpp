@@ -250,7 +250,7 @@ class selector {
     return {std::get<I>(boxes_).get()...};
   }
   void admit(const detail::mailbox_base& box, std::size_t i, pe dest) const {
-    const bool open = detail::scheduler::in_handler ? box.accept_internal : box.accept_external;
+    const bool open = (box.accepts & detail::scheduler::sending_from) != 0;
     if (MAILROOM_UNLIKELY(!open || static_cast<unsigned>(dest.rank()) >= static_cast<unsigned>(pes_)))
       core_->refuse_send(static_cast<int>(i), dest.rank());
   }

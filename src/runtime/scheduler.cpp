@@ -9,6 +9,7 @@
 namespace mailroom::detail {
 
 bool scheduler::in_handler = false;
+std::uint8_t scheduler::sending_from = scheduler::k_from_user;
 int scheduler::current_source = -1;
 std::vector<selector_core*> scheduler::live;
 std::vector<selector_core*> scheduler::by_id;
@@ -60,6 +61,9 @@ void scheduler::watch_idle() {
   MAILROOM_FAIL("watchdog: no progress for {:.0f} s; see the report above", now - last_activity);
 }
 
+mailbox_base::mailbox_base(bool delta_records)
+    : conveyor(delta_records), accepts(scheduler::k_from_handler) {}
+
 selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
                              std::string_view kind)
     : boxes_(std::move(boxes)),
@@ -74,7 +78,8 @@ selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
   for (std::size_t c = 0; c < components_.size(); ++c)
     if (plan_.components[c].cyclic)
       components_[c].ctx = std::make_unique<transport::collective_context>();
-  for (std::size_t m = 0; m < boxes_.size(); ++m) boxes_[m]->accept_external = plan_.entry[m];
+  for (std::size_t m = 0; m < boxes_.size(); ++m)
+    if (plan_.entry[m]) boxes_[m]->accepts |= scheduler::k_from_user;
   scheduler::by_id.push_back(this);
   scheduler::owners.push_back(nullptr);
   scheduler::live.push_back(this);
@@ -104,7 +109,7 @@ void selector_core::done(int m) {
                  m, m);
   MAILROOM_CHECK(!user_done_[mi], "done({}) called twice on this {}", m, kind_);
   user_done_[mi] = true;
-  boxes_[mi]->accept_external = false;
+  boxes_[mi]->accepts &= static_cast<std::uint8_t>(~scheduler::k_from_user);
 }
 
 std::string selector_core::describe() const {
@@ -133,7 +138,7 @@ void selector_core::refuse_send(int m, int dest) const {
                  "send to mailbox {}: PE {} is out of range [0, {})", m, dest,
                  exchange::get().pes());
   const auto mi = static_cast<std::size_t>(m);
-  if (!boxes_[mi]->accept_internal)
+  if ((boxes_[mi]->accepts & scheduler::k_from_handler) == 0)
     MAILROOM_FAIL("send to mailbox {} after it was closed on this PE: a handler sends to it "
                   "but the dependency graph has no edge saying so",
                   m);
@@ -172,8 +177,7 @@ bool selector_core::step_component(std::size_t c) {
   if (!comp.cyclic) {
     mailbox_base& box = *boxes_[static_cast<std::size_t>(comp.members.front())];
     if (!box.conveyor.closed()) {
-      box.accept_internal = false;
-      box.accept_external = false;
+      box.accepts = 0;
       box.conveyor.close();
     }
     return box.conveyor.step_stream();
@@ -199,8 +203,7 @@ bool selector_core::step_component(std::size_t c) {
   }
   if (st.waves.step(*st.ctx, ready, sent, processed)) {
     for (int m : comp.members) {
-      boxes_[static_cast<std::size_t>(m)]->accept_internal = false;
-      boxes_[static_cast<std::size_t>(m)]->accept_external = false;
+      boxes_[static_cast<std::size_t>(m)]->accepts = 0;
     }
     return true;
   }
@@ -216,9 +219,11 @@ bool selector_core::step() {
     std::size_t budget = box->conveyor.arrivals();
     if (budget == 0 || paused(m)) continue;
     scheduler::in_handler = true;
+    scheduler::sending_from = scheduler::k_from_handler;
     g_may_spill = true;
     for (; budget > 0 && !paused(m); --budget) box->process_front();
     g_may_spill = false;
+    scheduler::sending_from = scheduler::k_from_user;
     scheduler::in_handler = false;
     any = true;
   }

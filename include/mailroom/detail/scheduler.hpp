@@ -17,16 +17,15 @@ namespace mailroom::detail {
 class mailbox_base {
  public:
   /// With delta_records, the mailbox's conveyor takes delta-coded records (lambda messages).
-  explicit mailbox_base(bool delta_records = false) : conveyor(delta_records) {}
+  explicit mailbox_base(bool delta_records = false);
   virtual ~mailbox_base() = default;
   /// Runs the handler on every item of the front arrival, then releases it.
   virtual void process_front() = 0;
 
   conveyor_core conveyor;
-  /// Sends from outside the selector's handlers are allowed (an entry not yet done).
-  bool accept_external = false;
-  /// Sends at all are allowed (false once the runtime closed the mailbox on this PE).
-  bool accept_internal = true;
+  /// Where sends may come from now, as scheduler::k_from_* bits: from user code while the
+  /// mailbox is an entry not yet done, from handlers until the runtime closes it on this PE.
+  std::uint8_t accepts;
 };
 
 class selector_core;
@@ -34,6 +33,10 @@ class selector_core;
 /// Global scheduler state. One worker per PE: handlers run one at a time.
 struct scheduler {
   static bool in_handler;       ///< a handler is running: no nested progress of handlers
+  /// Where a send comes from now, one bit: k_from_user, or k_from_handler while a handler runs.
+  /// A send is admitted if its mailbox accepts that bit: one test, whatever the context.
+  static constexpr std::uint8_t k_from_user = 1, k_from_handler = 2;
+  static std::uint8_t sending_from;
   static int current_source;    ///< the PE whose message is being handled
   static std::vector<selector_core*> live;           ///< by construction order
   static std::vector<selector_core*> by_id;          ///< selector id -> core (null once gone)
