@@ -165,9 +165,8 @@ class selector {
   void send(pe dest, const message_type<I>& msg) {
     auto& box = *std::get<I>(boxes_);
     admit(box, I, dest);
-    while (MAILROOM_UNLIKELY(
-        !box.conveyor.template push<sizeof(message_type<I>)>(dest.rank(), &msg)))
-      detail::scheduler::progress();
+    if (MAILROOM_UNLIKELY(!box.conveyor.template push<sizeof(message_type<I>)>(dest.rank(), &msg)))
+      push_blocked(box.conveyor, dest.rank(), msg);
   }
 
   /// Sends a closure to lambda mailbox I on PE `dest`, where it is called once. The closure
@@ -187,20 +186,21 @@ class selector {
     admit(box, I, dest);
     const std::uint32_t id = detail::lambda_entry_of<L>.wire_id;
     constexpr std::size_t W = detail::lambda_words<L>;
+    using detail::conveyor_core;
     if constexpr (detail::lambda_delta_coded<L> && sizeof(L) == W * 8 &&
                   !detail::lambda_padded<L>) {
       // The closure's own bytes are its words.
-      while (MAILROOM_UNLIKELY(!box.conveyor.template push_delta<W>(dest.rank(), id, &closure)))
-        detail::scheduler::progress();
+      if (MAILROOM_UNLIKELY(!box.conveyor.template push_delta<W>(dest.rank(), id, &closure)))
+        push_delta_blocked(box.conveyor, dest.rank(), id, conveyor_core::words_of<W>(&closure));
     } else if constexpr (detail::lambda_delta_coded<L>) {
       alignas(L) alignas(8) std::byte words[W * 8];
       detail::closure_words(closure, words);
-      while (MAILROOM_UNLIKELY(!box.conveyor.template push_delta<W>(dest.rank(), id, words)))
-        detail::scheduler::progress();
+      if (MAILROOM_UNLIKELY(!box.conveyor.template push_delta<W>(dest.rank(), id, words)))
+        push_delta_blocked(box.conveyor, dest.rank(), id, conveyor_core::words_of<W>(words));
     } else {
-      while (MAILROOM_UNLIKELY(
-          !box.conveyor.template push_whole<W * 8, sizeof(L)>(dest.rank(), id, &closure)))
-        detail::scheduler::progress();
+      if (MAILROOM_UNLIKELY(
+              !box.conveyor.template push_whole<W * 8, sizeof(L)>(dest.rank(), id, &closure)))
+        push_whole_blocked(box.conveyor, dest.rank(), id, closure);
     }
   }
 
@@ -248,6 +248,28 @@ class selector {
   template <std::size_t... I>
   std::vector<detail::mailbox_base*> boxes_list(std::index_sequence<I...>) {
     return {std::get<I>(boxes_).get()...};
+  }
+  // The slow paths of send: the buffer for dest is full and cannot be shipped yet. They run
+  // progress until the push goes through, out of line and with the message by value, so that
+  // the fast path keeps nothing alive for them (no spills in a send loop).
+  template <class T>
+  [[gnu::noinline]] static void push_blocked(detail::conveyor_core& c, int dest, T msg) {
+    do detail::scheduler::progress();
+    while (!c.template push<sizeof(T)>(dest, &msg));
+  }
+  template <std::size_t W>
+  [[gnu::noinline]] static void push_delta_blocked(detail::conveyor_core& c, int dest,
+                                                   std::uint32_t id,
+                                                   detail::conveyor_core::record_words<W> words) {
+    do detail::scheduler::progress();
+    while (!c.template push_delta<W>(dest, id, words.data()));
+  }
+  template <class L>
+  [[gnu::noinline]] static void push_whole_blocked(detail::conveyor_core& c, int dest,
+                                                   std::uint32_t id, L closure) {
+    constexpr std::size_t W = detail::lambda_words<L>;
+    do detail::scheduler::progress();
+    while (!c.template push_whole<W * 8, sizeof(L)>(dest, id, &closure));
   }
   void admit(const detail::mailbox_base& box, std::size_t i, pe dest) const {
     const bool open = (box.accepts & detail::scheduler::sending_from) != 0;

@@ -7,6 +7,7 @@
 #include "mailroom/detail/exchange.hpp"
 #include "mailroom/error.hpp"
 
+#include <array>
 #include <bit>
 #include <cstring>
 #include <deque>
@@ -87,8 +88,10 @@ class conveyor_core {
     MAILROOM_ASSERT(!lanes_.empty());  // a conveyor constructed with delta records
     lane& ln = lanes_[static_cast<std::size_t>(dest)];
     fill& f = ln.f;
-    if (MAILROOM_UNLIKELY(f.used + worst > capacity_)) {
+    std::uint32_t used = f.used;
+    if (MAILROOM_UNLIKELY(used + worst > capacity_)) {
       if (!make_room(dest, worst)) return false;
+      used = f.used;
     }
     delta_state& st = ln.st;
     bool put = false;
@@ -102,7 +105,7 @@ class conveyor_core {
 #define MAILROOM_VARY_CASE(v)                            \
   case v:                                                \
     if constexpr ((v) < (1u << W)) {                     \
-      put = put_record<W, (v)>(f, st, words);            \
+      put = put_record<W, (v)>(f, used, st, words);      \
       break;                                             \
     } else {                                             \
       __builtin_unreachable();                           \
@@ -127,10 +130,21 @@ class conveyor_core {
       }
     }
     if (MAILROOM_UNLIKELY(!put)) {
-      open_and_put<W>(f, st, tag, copy_words<W>(words));
+      open_and_put<W>(f, st, tag, words_of<W>(words));
     }
     ++f.items;
     return true;
+  }
+
+  /// A record's words by value: what the slow paths take, so that a record built in registers
+  /// on the fast path need not be stored to memory for them.
+  template <std::size_t W>
+  using record_words = std::array<std::uint64_t, W>;
+  template <std::size_t W>
+  [[nodiscard]] static record_words<W> words_of(const void* words) noexcept {
+    record_words<W> c;
+    std::memcpy(c.data(), words, sizeof c);
+    return c;
   }
 
   /// Appends one record of N bytes under `tag`, whole, in runs [tag][count] (records too large
@@ -240,15 +254,16 @@ class conveyor_core {
   // Appends a record to the open run whose varying words are V; false (nothing written) if one
   // of its constant words differs.
   template <std::size_t W, std::size_t V>
-  static bool put_record(fill& f, const delta_state& st, const void* words) noexcept {
+  static bool put_record(fill& f, std::uint32_t used, const delta_state& st,
+                         const void* words) noexcept {
     const bool same = [&]<std::size_t... K>(std::index_sequence<K...>) {
       return ((((V >> K) & 1u) != 0 || word_at(words, K) == st.base[K]) && ...);
     }
     (std::make_index_sequence<W>{});
     if (MAILROOM_UNLIKELY(!same)) return false;
     constexpr std::uint32_t bytes = 8 * std::popcount(V);
-    std::byte* out = f.buf + f.used;
-    f.used += bytes;  // before the stores, which may alias anything (std::byte)
+    std::byte* out = f.buf + used;
+    f.used = used + bytes;  // before the stores, which may alias anything (std::byte)
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ((((V >> K) & 1u) != 0 ? (std::memcpy(out, word_ptr(words, K), 8), out += 8) : out), ...);
     }
@@ -292,23 +307,13 @@ class conveyor_core {
     }
     (std::make_index_sequence<W + 1>{});
   }
-  template <std::size_t W>
-  struct word_copy {
-    std::uint64_t w[W];
-  };
-  template <std::size_t W>
-  static word_copy<W> copy_words(const void* words) noexcept {
-    word_copy<W> c;
-    std::memcpy(c.w, words, sizeof c.w);
-    return c;
-  }
   // The slow path: opens a run whose constant words are the record's, and appends the record.
   // It takes the words by value, so that the fast path's words need not live in memory.
   template <std::size_t W>
   [[gnu::noinline]] static void open_and_put(fill& f, delta_state& st, std::uint32_t tag,
-                                             word_copy<W> c) noexcept {
-    open_delta_run<W>(f, st, tag, c.w);
-    put_varying(f, st, c.w);
+                                             record_words<W> c) noexcept {
+    open_delta_run<W>(f, st, tag, c.data());
+    put_varying(f, st, c.data());
   }
   // Appends the record's varying words.
   static void put_varying(fill& f, const delta_state& st, const void* words) noexcept {
