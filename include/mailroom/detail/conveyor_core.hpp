@@ -142,9 +142,19 @@ class conveyor_core {
   using record_words = std::array<std::uint64_t, W>;
   template <std::size_t W>
   [[nodiscard]] static record_words<W> words_of(const void* words) noexcept {
-    record_words<W> c;
-    std::memcpy(c.data(), words, sizeof c);
-    return c;
+    if constexpr (W <= k_unrolled_delta_words) {
+      // Word by word, as the fast path reads them: a record that the compiler keeps in
+      // registers then stays there (a copy of the whole object would make it build the record
+      // in memory, where larger records are anyway, read at their run's positions).
+      return [&]<std::size_t... K>(std::index_sequence<K...>) {
+        return record_words<W>{word_at(words, K)...};
+      }
+      (std::make_index_sequence<W>{});
+    } else {
+      record_words<W> c;
+      std::memcpy(c.data(), words, sizeof c);
+      return c;
+    }
   }
 
   /// Appends one record of N bytes under `tag`, whole, in runs [tag][count] (records too large
