@@ -101,23 +101,42 @@ template <class L, std::size_t V>
   return p;
 }
 
-// The same for a set of varying words known at run time (closures of more words).
-template <class L>
-[[gnu::flatten]] const std::byte* invoke_records_any(unsigned char* storage, const std::byte* p,
-                                                     std::uint32_t count,
-                                                     std::uint32_t vary) noexcept {
-  constexpr std::size_t W = lambda_words<L>;
-  unsigned char at[W];
-  std::size_t n = 0;
-  for (std::size_t k = 0; k < W; ++k)
-    if (((vary >> k) & 1u) != 0) at[n++] = static_cast<unsigned char>(k);
+// The same for closures of more words, whose sets of varying words are too many for a loop
+// each: one loop per number NV of varying words, their offsets in the closure read once per run.
+template <class L, std::size_t NV>
+[[gnu::flatten]] const std::byte* invoke_counted(unsigned char* storage, const std::byte* p,
+                                                 std::uint32_t count,
+                                                 const std::size_t* offsets) noexcept {
+  std::size_t off[NV > 0 ? NV : 1];
+  for (std::size_t j = 0; j < NV; ++j) off[j] = offsets[j];
   const L& closure = *std::launder(reinterpret_cast<const L*>(storage));
   for (std::uint32_t r = 0; r < count; ++r) {
-    for (std::size_t j = 0; j < n; ++j) std::memcpy(storage + 8 * at[j], p + 8 * j, 8);
-    p += 8 * n;
+    [&]<std::size_t... J>(std::index_sequence<J...>) {
+      (std::memcpy(storage + off[J], p + 8 * J, 8), ...);
+    }
+    (std::make_index_sequence<NV>{});
+    p += 8 * NV;
     closure();
   }
   return p;
+}
+
+template <class L>
+const std::byte* invoke_records_any(unsigned char* storage, const std::byte* p,
+                                    std::uint32_t count, std::uint32_t vary) noexcept {
+  constexpr std::size_t W = lambda_words<L>;
+  std::size_t offsets[W];
+  std::size_t n = 0;
+  for (std::size_t k = 0; k < W; ++k)
+    if (((vary >> k) & 1u) != 0) offsets[n++] = 8 * k;
+  return [&]<std::size_t... NV>(std::index_sequence<NV...>) {
+    const std::byte* end = p;
+    static_cast<void>(
+        ((n == NV ? (end = invoke_counted<L, NV>(storage, p, count, offsets), true) : false) ||
+         ...));
+    return end;
+  }
+  (std::make_index_sequence<W + 1>{});
 }
 
 template <class L>
