@@ -191,12 +191,12 @@ class selector {
                   !detail::lambda_padded<L>) {
       // The closure's own bytes are its words.
       if (MAILROOM_UNLIKELY(!box.conveyor.template push_delta<W>(dest.rank(), id, &closure)))
-        push_delta_blocked(box.conveyor, dest.rank(), id, conveyor_core::words_of<W>(&closure));
+        push_delta_blocked<W>(box.conveyor, dest.rank(), id, &closure);
     } else if constexpr (detail::lambda_delta_coded<L>) {
       alignas(L) alignas(8) std::byte words[W * 8];
       detail::closure_words(closure, words);
       if (MAILROOM_UNLIKELY(!box.conveyor.template push_delta<W>(dest.rank(), id, words)))
-        push_delta_blocked(box.conveyor, dest.rank(), id, conveyor_core::words_of<W>(words));
+        push_delta_blocked<W>(box.conveyor, dest.rank(), id, words);
     } else {
       if (MAILROOM_UNLIKELY(
               !box.conveyor.template push_whole<W * 8, sizeof(L)>(dest.rank(), id, &closure)))
@@ -257,10 +257,24 @@ class selector {
     do detail::scheduler::progress();
     while (!c.template push<sizeof(T)>(dest, &msg));
   }
+  // A small record's words are passed on as scalars: one that the compiler keeps in registers
+  // is then not built in memory on the fast path for this call (as it is for a copy of the
+  // record: triangles 300.3M -> 297.5M, index-gather 250.1M -> 246.1M instructions at 1 PE).
   template <std::size_t W>
-  [[gnu::noinline]] static void push_delta_blocked(detail::conveyor_core& c, int dest,
-                                                   std::uint32_t id,
-                                                   detail::conveyor_core::record_words<W> words) {
+  [[gnu::always_inline]] static void push_delta_blocked(detail::conveyor_core& c, int dest,
+                                                        std::uint32_t id, const void* words) {
+    using detail::conveyor_core;
+    if constexpr (W <= conveyor_core::k_unrolled_delta_words)
+      conveyor_core::with_words<W>(words, [&](auto... w) {
+        push_delta_blocked_words(c, dest, id, conveyor_core::record_words<W>{w...});
+      });
+    else
+      push_delta_blocked_words(c, dest, id, conveyor_core::words_of<W>(words));
+  }
+  template <std::size_t W>
+  [[gnu::noinline]] static void push_delta_blocked_words(
+      detail::conveyor_core& c, int dest, std::uint32_t id,
+      detail::conveyor_core::record_words<W> words) {
     do detail::scheduler::progress();
     while (!c.template push_delta<W>(dest, id, words.data()));
   }

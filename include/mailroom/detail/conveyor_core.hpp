@@ -136,6 +136,16 @@ class conveyor_core {
     return true;
   }
 
+  /// Calls fn(w0, ..., w{W-1}) with the record's words as scalars: how the slow paths get a
+  /// small record, so that one the compiler keeps in registers need not be stored anywhere on
+  /// the fast path (an aggregate argument would be built in memory, often before the branch).
+  template <std::size_t W, class F>
+  static decltype(auto) with_words(const void* words, F&& fn) noexcept {
+    return [&]<std::size_t... K>(std::index_sequence<K...>) -> decltype(auto) {
+      return fn(word_at(words, K)...);
+    }
+    (std::make_index_sequence<W>{});
+  }
   /// A record's words by value: what the slow paths take, so that a record built in registers
   /// on the fast path need not be stored to memory for them.
   template <std::size_t W>
