@@ -186,7 +186,6 @@ class selector {
     admit(box, I, dest);
     const std::uint32_t id = detail::lambda_entry_of<L>.wire_id;
     constexpr std::size_t W = detail::lambda_words<L>;
-    using detail::conveyor_core;
     if constexpr (detail::lambda_delta_coded<L> && sizeof(L) == W * 8 &&
                   !detail::lambda_padded<L>) {
       // The closure's own bytes are its words.
@@ -258,8 +257,8 @@ class selector {
     while (!c.template push<sizeof(T)>(dest, &msg));
   }
   // A small record's words are passed on as scalars: one that the compiler keeps in registers
-  // is then not built in memory on the fast path for this call (as it is for a copy of the
-  // record: triangles 300.3M -> 297.5M, index-gather 250.1M -> 246.1M instructions at 1 PE).
+  // is then not built in memory on the fast path for this call (as it is when the call copies
+  // the record whole; see docs/design.md).
   template <std::size_t W>
   [[gnu::always_inline]] static void push_delta_blocked(detail::conveyor_core& c, int dest,
                                                         std::uint32_t id, const void* words) {
