@@ -164,9 +164,10 @@ int mixed_lambda_types() {
 }
 
 // Lambda messages whose captures change at different rates (never, every message, every 7th,
-// every 100th, once), so that runs keep, learn and relearn which words vary: closures of 3 words
-// (a sending path per set of varying words), of 5 (a path per number of them) and of 3 with 4
-// bytes of padding (cleared where the compiler can), sent to random PEs and interleaved. Each
+// every 100th, once), so that runs keep, learn and relearn which words vary: closures of 3 and
+// 5 words (a sending path per set of varying words), of 7 (a path per number of them, on both
+// sides) and of 3 with 4 bytes of padding (cleared where the compiler can), sent to random PEs
+// and interleaved. Each
 // closure adds a hash of what it captured (40 bits of it, so that no sum overflows); the sums
 // must be what the senders sent.
 std::uint64_t mix(std::uint64_t h, std::int64_t x) {
@@ -176,16 +177,16 @@ std::uint64_t mix(std::uint64_t h, std::int64_t x) {
 int lambda_capture_patterns() {
   int failures = 0;
   constexpr std::int64_t n = 30000;
-  auto sums = mr::symmetric_array<std::int64_t>(3);
+  auto sums = mr::symmetric_array<std::int64_t>(4);
   std::mt19937_64 rng(2000 + static_cast<std::uint64_t>(g_me));
-  std::uint64_t sent[3] = {0, 0, 0};
+  std::uint64_t sent[4] = {0, 0, 0, 0};
   {
     mr::actor<> l;
     for (std::int64_t i = 0; i < n; ++i) {
       const mr::pe to(static_cast<int>(rng() % static_cast<unsigned>(g_pes)));
       const std::int64_t every = i, seventh = i / 7, hundredth = i / 100, once = i < n / 2 ? 1 : 2;
       const std::int32_t small = static_cast<std::int32_t>(hundredth);
-      switch (rng() % 3) {
+      switch (rng() % 4) {
         case 0: {
           const auto f = [=] {
             sums[0] += static_cast<std::int64_t>(mix(mix(1, seventh), every) >> 24);
@@ -205,6 +206,20 @@ int lambda_capture_patterns() {
           sent[1] += mix(mix(mix(mix(1, hundredth), every), once), seventh) >> 24;
           break;
         }
+        case 2: {
+          // Not a constant expression (g_me), so the closure captures it.
+          const std::int64_t constant = 42 + g_me, thousandth = i / 1000;
+          const auto f = [=] {
+            const std::uint64_t h = mix(
+                mix(mix(mix(mix(mix(1, constant), hundredth), every), once), seventh), thousandth);
+            sums[3] += static_cast<std::int64_t>(h >> 24);
+          };
+          static_assert(sizeof f == 56);
+          l.send(to, f);
+          sent[3] += mix(mix(mix(mix(mix(mix(1, constant), hundredth), every), once), seventh),
+                         thousandth) >> 24;
+          break;
+        }
         default: {
           const auto f = [=] {
             sums[2] += static_cast<std::int64_t>(mix(mix(1, small), every) >> 24);
@@ -219,8 +234,8 @@ int lambda_capture_patterns() {
     l.done();
     l.wait();
   }
-  const char* what[3] = {"3 words", "5 words", "3 words with padding"};
-  for (int k = 0; k < 3; ++k) {
+  const char* what[4] = {"3 words", "5 words", "3 words with padding", "7 words"};
+  for (int k = 0; k < 4; ++k) {
     const std::int64_t got = sum_over_pes(sums[static_cast<std::size_t>(k)]);
     const std::int64_t want = sum_over_pes(static_cast<std::int64_t>(sent[k]));
     EXPECT(got == want, "closure of %s: handled a sum of %lld, expected %lld", what[k],
