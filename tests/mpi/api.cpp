@@ -9,6 +9,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -122,7 +123,7 @@ int mixed_lambda_types() {
     for (std::int64_t i = 0; i < n; ++i) {
       const mr::pe to(static_cast<int>(rng() % static_cast<unsigned>(g_pes)));
       const std::int64_t v = static_cast<std::int64_t>(rng() % 1000);
-      switch (rng() % 4) {
+      switch (rng() % 6) {
         case 0:
           l.send(to, [=] { hits[0] += 1; });
           sent[0] += 1;
@@ -174,19 +175,30 @@ std::uint64_t mix(std::uint64_t h, std::int64_t x) {
   return (h ^ static_cast<std::uint64_t>(x)) * 0x100000001b3ull;
 }
 
+// This PE's sums, for closures that capture only 4-byte values (so that their size is not a
+// multiple of 8 and their last word is partial).
+std::int64_t* g_sums = nullptr;
+
+std::uint64_t hash(const std::array<std::int32_t, 13>& a) {
+  std::uint64_t h = 1;
+  for (const std::int32_t x : a) h = mix(h, x);
+  return h >> 24;
+}
+
 int lambda_capture_patterns() {
   int failures = 0;
   constexpr std::int64_t n = 30000;
-  auto sums = mr::symmetric_array<std::int64_t>(4);
+  auto sums = mr::symmetric_array<std::int64_t>(6);
+  g_sums = sums.data();
   std::mt19937_64 rng(2000 + static_cast<std::uint64_t>(g_me));
-  std::uint64_t sent[4] = {0, 0, 0, 0};
+  std::uint64_t sent[6] = {0, 0, 0, 0, 0, 0};
   {
     mr::actor<> l;
     for (std::int64_t i = 0; i < n; ++i) {
       const mr::pe to(static_cast<int>(rng() % static_cast<unsigned>(g_pes)));
       const std::int64_t every = i, seventh = i / 7, hundredth = i / 100, once = i < n / 2 ? 1 : 2;
       const std::int32_t small = static_cast<std::int32_t>(hundredth);
-      switch (rng() % 4) {
+      switch (rng() % 6) {
         case 0: {
           const auto f = [=] {
             sums[0] += static_cast<std::int64_t>(mix(mix(1, seventh), every) >> 24);
@@ -220,6 +232,28 @@ int lambda_capture_patterns() {
                          thousandth) >> 24;
           break;
         }
+        case 3: {  // 12 bytes: 2 words, the last one partial
+          const auto e = static_cast<std::int32_t>(every), s = static_cast<std::int32_t>(seventh);
+          const auto f = [=] {
+            g_sums[4] += static_cast<std::int64_t>(mix(mix(mix(1, small), e), s) >> 24);
+          };
+          static_assert(sizeof f == 12);
+          l.send(to, f);
+          sent[4] += mix(mix(mix(1, small), e), s) >> 24;
+          break;
+        }
+        case 4: {  // 52 bytes: 7 words, the last one partial and varying
+          std::array<std::int32_t, 13> v{};
+          for (std::size_t k = 0; k < v.size(); ++k) v[k] = static_cast<std::int32_t>(k) + g_me;
+          v[0] = static_cast<std::int32_t>(every);
+          v[5] = static_cast<std::int32_t>(seventh);
+          v[12] = static_cast<std::int32_t>(3 * every + 1);
+          const auto f = [=] { g_sums[5] += static_cast<std::int64_t>(hash(v)); };
+          static_assert(sizeof f == 52);
+          l.send(to, f);
+          sent[5] += hash(v);
+          break;
+        }
         default: {
           const auto f = [=] {
             sums[2] += static_cast<std::int64_t>(mix(mix(1, small), every) >> 24);
@@ -234,8 +268,9 @@ int lambda_capture_patterns() {
     l.done();
     l.wait();
   }
-  const char* what[4] = {"3 words", "5 words", "3 words with padding", "7 words"};
-  for (int k = 0; k < 4; ++k) {
+  const char* what[6] = {"3 words", "5 words",  "3 words with padding",
+                         "7 words", "12 bytes", "52 bytes"};
+  for (int k = 0; k < 6; ++k) {
     const std::int64_t got = sum_over_pes(sums[static_cast<std::size_t>(k)]);
     const std::int64_t want = sum_over_pes(static_cast<std::int64_t>(sent[k]));
     EXPECT(got == want, "closure of %s: handled a sum of %lld, expected %lld", what[k],
