@@ -10,7 +10,7 @@ namespace mailroom::apps::permute_matrix {
 
 sparse_matrix lambda(const problem& pb) {
   const sparse_matrix& a = pb.a;
-  const int P = num_pes();
+  const std::int64_t P = num_pes();  // 8 bytes: closures capture it
   const bool valued = transport::allreduce_max(a.has_values()) != 0;  // an empty PE has none
   const std::int64_t n = a.local_rows();
   symmetric_scope scope;  // frees the symmetric arrays below on return

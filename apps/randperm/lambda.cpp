@@ -6,7 +6,7 @@
 namespace mailroom::apps::randperm {
 
 std::vector<std::int64_t> lambda(std::int64_t n_per_pe, std::uint64_t seed) {
-  const int P = num_pes();
+  const std::int64_t P = num_pes();  // 8 bytes: closures capture it
   const std::int64_t slots = 2 * n_per_pe * P;
   symmetric_scope scope;  // frees target on return
   symmetric_array<std::int64_t> target(static_cast<std::size_t>(2 * n_per_pe));

@@ -13,7 +13,7 @@ result lambda(const sparse_matrix& a, const sparse_matrix& at) {
   struct row_state {
     std::int64_t left, sum, level;  // nonzeros left, the sum of their columns, the level
   };
-  const int P = num_pes();
+  const std::int64_t P = num_pes();  // 8 bytes: closures capture it
   const std::int64_t lr = a.local_rows();
   // What closures touch on the PE they run on: symmetric arrays, and a symmetric pointer to that
   // PE's transpose. The scope frees them on return.
