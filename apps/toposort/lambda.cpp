@@ -15,29 +15,38 @@ result lambda(const sparse_matrix& a, const sparse_matrix& at) {
   };
   const std::int64_t P = num_pes();  // 8 bytes: closures capture it
   const std::int64_t lr = a.local_rows();
-  // What closures touch on the PE they run on: symmetric arrays, and a symmetric pointer to that
-  // PE's transpose. The scope frees them on return.
+  // What closures touch on the PE they run on: symmetric arrays, and behind one symmetric handle
+  // the rows, the transpose, the selector and P of that PE (so a closure captures one word for
+  // them all, and the removal closure has 4 words). The scope frees them on return.
   symmetric_scope scope;
   symmetric_array<row_state> rows(static_cast<std::size_t>(transport::allreduce_max(lr)));
   symmetric_array<std::int64_t> col_perm(
       static_cast<std::size_t>(transport::allreduce_max(at.local_rows())));
-  symmetric_array<const sparse_matrix*> here(1);
-  here[0] = &at;
   for (std::int64_t l = 0; l < lr; ++l)
     rows[l] = {std::ssize(a.row(l)),
                std::accumulate(a.row(l).begin(), a.row(l).end(), std::int64_t{0}), 0};
   mailroom::selector topo{graph{{0, 1}, {1, 0}}, lambdas{}, lambdas{}};
+  struct context {
+    row_state* rows;
+    const sparse_matrix* at;
+    decltype(topo.ref()) self;
+    std::int64_t P;
+  };
+  symmetric_array<context> here(1);
+  here[0] = {rows.data(), &at, topo.ref(), P};
   // Global row g, on this PE, loses column c, pivoted at level lev; once one column is left, g
   // pivots: that column's other rows lose it in turn. (Passed itself, so that its closures can.)
-  const auto remove = [=, self = topo.ref()](const auto& again, std::int64_t g, std::int64_t c,
-                                             std::int64_t lev) -> void {
-    row_state& r = rows[g / P];
+  const auto remove = [here](const auto& again, std::int64_t g, std::int64_t c,
+                             std::int64_t lev) -> void {
+    const context& x = here[0];
+    row_state& r = x.rows[g / x.P];
     r.level = std::max(r.level, lev + 1);
     r.sum -= c;
     if (--r.left != 1) return;
-    self->send<0>(pe(r.sum % P), [=, c = r.sum, lev = r.level] {
-      for (const std::int64_t s : here[0]->row(c / P))
-        if (s != g) self->send<1>(pe(s % P), [=] { again(again, s, c, lev); });
+    x.self->send<0>(pe(r.sum % x.P), [=, c = r.sum, lev = r.level] {
+      const context& y = here[0];
+      for (const std::int64_t s : y.at->row(c / y.P))
+        if (s != g) y.self->send<1>(pe(s % y.P), [=] { again(again, s, c, lev); });
     });
   };
   // Sends may run closures, which change counts: the input's single-nonzero rows pivot (a
