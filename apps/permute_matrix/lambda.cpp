@@ -1,6 +1,7 @@
 // Permute-matrix, lambda variant: closures capturing symmetric arrays carry each row's length to
 // the owner of its new row; then each nonzero's closure runs at the owner of its column's
-// permutation entry, reads the new column there and sends a second closure that stores it.
+// permutation entry, reads the new column there and sends a second closure that stores it. Those
+// two reach the arrays and the selector through one symmetric handle, so each has 4-5 words.
 #include "permute_matrix/permute_matrix.hpp"
 
 #include <algorithm>
@@ -10,7 +11,7 @@ namespace mailroom::apps::permute_matrix {
 
 sparse_matrix lambda(const problem& pb) {
   const sparse_matrix& a = pb.a;
-  const std::int64_t P = num_pes();  // 8 bytes: closures capture it
+  const int P = num_pes();
   const bool valued = transport::allreduce_max(a.has_values()) != 0;  // an empty PE has none
   const std::int64_t n = a.local_rows();
   symmetric_scope scope;  // frees the symmetric arrays below on return
@@ -30,15 +31,23 @@ sparse_matrix lambda(const problem& pb) {
   symmetric_array<std::int64_t> cols(most);
   symmetric_array<double> vals = valued ? symmetric_array<double>(most) : symmetric_array<double>();
   mailroom::selector move{lambdas{}, lambdas{}};
+  struct context {  // behind one symmetric handle: a closure captures one word for them all
+    std::int64_t *ptr, *cols, *cperm;
+    double* vals;  // null for a pattern matrix
+    decltype(move.ref()) self;
+  };
+  symmetric_array<context> here(1);
+  here[0] = {ptr.data(), cols.data(), cperm.data(), vals.data(), move.ref()};
   for (std::int64_t l = 0; l < n; ++l)
     for (std::int64_t k = a.row_ptr()[l], r = pb.row_perm[l]; k < a.row_ptr()[l + 1]; ++k) {
-      const std::int64_t j = a.col_idx()[k];
       // At the owner of cperm[j]; then at the new row's owner.
-      move.send<0>(pe(j % P), [=, self = move.ref(), v = valued ? a.values()[k] : 0.0] {
-        self->send<1>(pe(r % P), [=, c = cperm[j / P]] {
-          const std::int64_t at = ptr[r / P + 1]++;
-          cols[at] = c;
-          if (vals.data() != nullptr) vals[at] = v;  // null for a pattern matrix
+      const std::int64_t j = a.col_idx()[k];
+      move.send<0>(pe(j % P), [=, j = j / P, to = r % P, r = r / P,
+                               v = valued ? a.values()[k] : 0.0] {
+        here[0].self->send<1>(pe(to), [=, c = here[0].cperm[j]] {
+          const std::int64_t at = here[0].ptr[r + 1]++;
+          here[0].cols[at] = c;
+          if (here[0].vals != nullptr) here[0].vals[at] = v;
         });
       });
     }
