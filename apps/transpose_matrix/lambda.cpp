@@ -1,5 +1,6 @@
 // Transpose-matrix, lambda variant: closures capturing symmetric arrays count each column's
-// nonzeros on the owner of that row of A^T, then drop every nonzero into its row there.
+// nonzeros on the owner of that row of A^T, then drop every nonzero into its row there (reaching
+// the arrays through one symmetric handle, so that the closure has 4 words).
 #include "transpose_matrix/transpose_matrix.hpp"
 
 #include <numeric>
@@ -23,15 +24,21 @@ sparse_matrix lambda(const sparse_matrix& a) {
   const std::int64_t nnz = ptr[n + 1], most = transport::allreduce_max(nnz);
   symmetric_array<std::int64_t> cols(most);
   symmetric_array<double> vals = valued ? symmetric_array<double>(most) : symmetric_array<double>();
+  struct arrays {  // behind one symmetric handle: a closure captures one word for them all
+    std::int64_t *ptr, *cols;
+    double* vals;  // null for a pattern matrix
+  };
+  symmetric_array<arrays> here(1);
+  here[0] = {ptr.data(), cols.data(), vals.data()};
   actor<> place;
   for (std::int64_t l = 0; l < a.local_rows(); ++l)
     for (std::int64_t k = a.row_ptr()[l], i = a.global_row(l); k < a.row_ptr()[l + 1]; ++k) {
       const std::int64_t j = a.col_idx()[k];
       const double v = valued ? a.values()[k] : 0.0;
       place.send(pe(j % P), [=, r = j / P] {
-        const std::int64_t at = ptr[r + 1]++;
-        cols[at] = i;
-        if (vals.data() != nullptr) vals[at] = v;  // null for a pattern matrix
+        const std::int64_t at = here[0].ptr[r + 1]++;
+        here[0].cols[at] = i;
+        if (here[0].vals != nullptr) here[0].vals[at] = v;
       });
     }
   place.done();
