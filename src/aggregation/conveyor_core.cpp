@@ -40,7 +40,7 @@ conveyor_core::conveyor_core(bool delta_records)
 
 conveyor_core::~conveyor_core() {
   for (std::size_t d = 0; d < dests(); ++d)
-    if (fill_of(d).buf != nullptr) ex_.release(fill_of(d).buf);
+    if (std::byte* buf = fill_of(d).buf; buf != nullptr) ex_.release(buf);
   for (auto& a : arrivals_) ex_.release(a.buf);
   for (auto& [dest, buf] : backlog_) ex_.release(buf);
   ex_.backlog_changed(-static_cast<int>(backlog_.size()));
@@ -107,7 +107,7 @@ void conveyor_core::ship(int dest) noexcept {
 bool conveyor_core::flush(bool force) {
   bool all = true;
   for (std::size_t d = 0; d < dests(); ++d) {
-    if (fill_of(d).buf == nullptr || fill_of(d).items == 0) continue;
+    if (const fill& f = fill_of(d); f.buf == nullptr || f.items == 0) continue;
     if (!force && !can_ship(static_cast<int>(d))) {
       all = false;
       continue;

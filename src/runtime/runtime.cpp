@@ -80,7 +80,7 @@ void yield() {
 
 void barrier() {
   detail::scheduler::check_running("mailroom::barrier");
-  MAILROOM_CHECK(!detail::scheduler::in_handler, "barrier() called from a handler: handlers "
+  MAILROOM_CHECK(!detail::scheduler::in_handler(), "barrier() called from a handler: handlers "
                  "must never block");
   progressing_barrier();
 }

@@ -8,11 +8,9 @@
 
 namespace mailroom::detail {
 
-bool scheduler::in_handler = false;
 std::uint8_t scheduler::sending_from = scheduler::k_from_user;
 int scheduler::current_source = -1;
 std::vector<selector_core*> scheduler::live;
-std::vector<selector_core*> scheduler::by_id;
 std::vector<void*> scheduler::owners;
 std::vector<std::vector<selector_core*>> scheduler::finish_scopes;
 
@@ -27,7 +25,7 @@ double scheduler::last_activity = -1;  // when idling began; -1: not idle
 
 bool scheduler::progress() {
   bool any = exchange::get().progress();
-  if (in_handler) return any;
+  if (in_handler()) return any;
   // Index loop: a handler may construct nothing, but wait() of one selector steps all of them.
   for (std::size_t i = 0; i < live.size(); ++i) any = live[i]->step() || any;
   if (any) {
@@ -70,9 +68,9 @@ selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
       plan_(termination::analyse(g, static_cast<int>(boxes_.size()))),
       components_(plan_.components.size()),
       user_done_(boxes_.size(), false),
-      id_(static_cast<std::uint32_t>(scheduler::by_id.size())),
+      id_(static_cast<std::uint32_t>(scheduler::owners.size())),
       kind_(kind) {
-  MAILROOM_CHECK(!scheduler::in_handler,
+  MAILROOM_CHECK(!scheduler::in_handler(),
                  "a {} was constructed inside a handler: construction is collective, so every "
                  "PE must construct its selectors in the same order from user code", kind);
   for (std::size_t c = 0; c < components_.size(); ++c)
@@ -80,7 +78,6 @@ selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
       components_[c].ctx = std::make_unique<transport::collective_context>();
   for (std::size_t m = 0; m < boxes_.size(); ++m)
     if (plan_.entry[m]) boxes_[m]->accepts |= scheduler::k_from_user;
-  scheduler::by_id.push_back(this);
   scheduler::owners.push_back(nullptr);
   scheduler::live.push_back(this);
   if (!scheduler::finish_scopes.empty()) scheduler::finish_scopes.back().push_back(this);
@@ -93,7 +90,6 @@ selector_core::~selector_core() {
       if (plan_.entry[m] && !user_done_[m]) done(static_cast<int>(m));
     wait();
   }
-  scheduler::by_id[id_] = nullptr;
   scheduler::owners[id_] = nullptr;
   std::erase(scheduler::live, this);
   for (auto& scope : scheduler::finish_scopes) std::erase(scope, this);
@@ -218,13 +214,11 @@ bool selector_core::step() {
     // so a self-sending mailbox cannot starve MPI progress), unless the mailbox is paused.
     std::size_t budget = box->conveyor.arrivals();
     if (budget == 0 || paused(m)) continue;
-    scheduler::in_handler = true;
     scheduler::sending_from = scheduler::k_from_handler;
     g_may_spill = true;
     for (; budget > 0 && !paused(m); --budget) box->process_front();
     g_may_spill = false;
     scheduler::sending_from = scheduler::k_from_user;
-    scheduler::in_handler = false;
     any = true;
   }
   for (std::size_t c = 0; c < components_.size(); ++c) {
@@ -239,7 +233,7 @@ bool selector_core::step() {
 }
 
 void selector_core::wait() {
-  MAILROOM_CHECK(!scheduler::in_handler, "wait() called from inside a handler: handlers must "
+  MAILROOM_CHECK(!scheduler::in_handler(), "wait() called from inside a handler: handlers must "
                  "never block");
   for (std::size_t m = 0; m < boxes_.size(); ++m)
     MAILROOM_CHECK(!plan_.entry[m] || user_done_[m],

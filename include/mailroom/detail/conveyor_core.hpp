@@ -392,7 +392,9 @@ class conveyor_core {
   std::vector<fill> fills_;  // per destination (typed conveyors; empty with delta records)
   std::vector<lane> lanes_;  // per destination (delta-record conveyors; empty otherwise)
   [[nodiscard]] std::size_t dests() const noexcept { return fills_.size() + lanes_.size(); }
-  fill& fill_of(std::size_t dest) noexcept { return lanes_.empty() ? fills_[dest] : lanes_[dest].f; }
+  fill& fill_of(std::size_t dest) noexcept {
+    return lanes_.empty() ? fills_[dest] : lanes_[dest].f;
+  }
   std::vector<std::int64_t> sent_to_;
   std::vector<std::uint32_t> outstanding_;             // unacknowledged buffers per dest
   std::deque<std::pair<int, std::byte*>> backlog_;     // full buffers waiting for a credit

@@ -32,16 +32,16 @@ class selector_core;
 
 /// Global scheduler state. One worker per PE: handlers run one at a time.
 struct scheduler {
-  static bool in_handler;       ///< a handler is running: no nested progress of handlers
   /// Where a send comes from now, one bit: k_from_user, or k_from_handler while a handler runs.
   /// A send is admitted if its mailbox accepts that bit: one test, whatever the context.
   static constexpr std::uint8_t k_from_user = 1, k_from_handler = 2;
   static std::uint8_t sending_from;
+  /// A handler is running: no nested progress of handlers.
+  static bool in_handler() noexcept { return sending_from == k_from_handler; }
   static int current_source;    ///< the PE whose message is being handled
   static std::vector<selector_core*> live;           ///< by construction order
-  static std::vector<selector_core*> by_id;          ///< selector id -> core (null once gone)
-  /// Selector id -> the typed selector that owns it (null once gone): what a selector_ref in a
-  /// lambda message reaches on every send from a handler, so one load, not two.
+  /// Selector id -> the typed selector that owns it (null once gone; ids are its indices): what
+  /// a selector_ref in a lambda message reaches on every send from a handler, in one load.
   static std::vector<void*> owners;
   static std::vector<std::vector<selector_core*>> finish_scopes;
 
