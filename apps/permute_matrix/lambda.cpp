@@ -1,10 +1,9 @@
-// Permute-matrix, lambda variant: closures capturing symmetric arrays carry each row's length to
-// the owner of its new row; then each nonzero's closure runs at the owner of its column's
-// permutation entry, reads the new column there and sends a second closure that stores it. Those
-// two reach the arrays and the selector through one symmetric handle, so each has 4-5 words.
+// Permute-matrix, lambda variant: closures carry each row's length to the owner of its new row;
+// then each nonzero's closure runs at the owner of its column's permutation entry, reads the new
+// column there and sends a second closure that stores it. Those two reach the PE they run on
+// through one symmetric handle to its arrays and selector, so each has 4-5 words.
 #include "permute_matrix/permute_matrix.hpp"
 
-#include <algorithm>
 #include <numeric>
 
 namespace mailroom::apps::permute_matrix {
@@ -18,8 +17,6 @@ sparse_matrix lambda(const problem& pb) {
   // Row r's length lands in ptr[r + 2]; after the scan ptr[r + 1] is where row r starts and
   // serves as its cursor, so that once every nonzero is in, ptr[0..n] is B's row_ptr.
   symmetric_array<std::int64_t> ptr(transport::allreduce_max(n) + 2);
-  symmetric_array<std::int64_t> cperm(transport::allreduce_max(std::ssize(pb.col_perm)));
-  std::ranges::copy(pb.col_perm, cperm.begin());  // where a closure can read it
   actor<> lengths;
   for (std::int64_t l = 0; l < n; ++l)
     lengths.send(pe(pb.row_perm[l] % P),
@@ -27,20 +24,20 @@ sparse_matrix lambda(const problem& pb) {
   lengths.done();
   lengths.wait();
   std::inclusive_scan(ptr.begin(), ptr.begin() + n + 2, ptr.begin());
-  const std::int64_t nnz = ptr[n + 1], most = transport::allreduce_max(nnz);
-  symmetric_array<std::int64_t> cols(most);
-  symmetric_array<double> vals = valued ? symmetric_array<double>(most) : symmetric_array<double>();
+  std::vector<std::int64_t> cols(ptr[n + 1]);
+  std::vector<double> vals(valued ? ptr[n + 1] : 0);
   mailroom::selector move{lambdas{}, lambdas{}};
-  struct context {  // behind one symmetric handle: a closure captures one word for them all
-    std::int64_t *ptr, *cols, *cperm;
+  struct context {  // this PE's arrays and selector, behind one symmetric handle
+    std::int64_t *ptr, *cols;
+    const std::int64_t* cperm;
     double* vals;  // null for a pattern matrix
-    decltype(move.ref()) self;
+    decltype(&move) self;
   };
   symmetric_array<context> here(1);
-  here[0] = {ptr.data(), cols.data(), cperm.data(), vals.data(), move.ref()};
+  here[0] = {ptr.data(), cols.data(), pb.col_perm.data(), valued ? vals.data() : nullptr, &move};
   for (std::int64_t l = 0; l < n; ++l)
     for (std::int64_t k = a.row_ptr()[l], r = pb.row_perm[l]; k < a.row_ptr()[l + 1]; ++k) {
-      // At the owner of cperm[j]; then at the new row's owner.
+      // At the owner of col_perm[j]; then at the new row's owner.
       const std::int64_t j = a.col_idx()[k];
       move.send<0>(pe(j % P), [=, j = j / P, to = r % P, r = r / P,
                                v = valued ? a.values()[k] : 0.0] {
@@ -53,9 +50,7 @@ sparse_matrix lambda(const problem& pb) {
     }
   move.done<0>();
   move.wait();
-  return {a.rows(), a.cols(), {ptr.begin(), ptr.begin() + n + 1},
-          {cols.begin(), cols.begin() + nnz},
-          {vals.begin(), vals.begin() + (valued ? nnz : 0)}};
+  return {a.rows(), a.cols(), {ptr.begin(), ptr.begin() + n + 1}, std::move(cols), std::move(vals)};
 }
 
 }  // namespace mailroom::apps::permute_matrix

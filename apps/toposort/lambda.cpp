@@ -15,11 +15,11 @@ result lambda(const sparse_matrix& a, const sparse_matrix& at) {
   };
   const std::int64_t P = num_pes();  // 8 bytes: closures capture it
   const std::int64_t lr = a.local_rows();
-  // What closures touch on the PE they run on: symmetric arrays, and behind one symmetric handle
-  // the rows, the transpose, the selector and P of that PE (so a closure captures one word for
-  // them all, and the removal closure has 4 words). The scope frees them on return.
-  symmetric_scope scope;
-  symmetric_array<row_state> rows(static_cast<std::size_t>(transport::allreduce_max(lr)));
+  // What closures touch on the PE they run on: the column permutation, a symmetric array, and
+  // behind one symmetric handle that PE's rows, transpose, selector, P and rank (so a closure
+  // captures one word for them all, and the removal closure has 4 words).
+  symmetric_scope scope;  // frees the symmetric arrays on return
+  std::vector<row_state> rows(lr);
   symmetric_array<std::int64_t> col_perm(
       static_cast<std::size_t>(transport::allreduce_max(at.local_rows())));
   for (std::int64_t l = 0; l < lr; ++l)
@@ -29,24 +29,24 @@ result lambda(const sparse_matrix& a, const sparse_matrix& at) {
   struct context {
     row_state* rows;
     const sparse_matrix* at;
-    decltype(topo.ref()) self;
-    std::int64_t P;
+    decltype(&topo) self;
+    std::int64_t P, me;
   };
   symmetric_array<context> here(1);
-  here[0] = {rows.data(), &at, topo.ref(), P};
-  // Global row g, on this PE, loses column c, pivoted at level lev; once one column is left, g
-  // pivots: that column's other rows lose it in turn. (Passed itself, so that its closures can.)
-  const auto remove = [here](const auto& again, std::int64_t g, std::int64_t c,
+  here[0] = {rows.data(), &at, &topo, P, this_pe().rank()};
+  // Local row l loses column c, pivoted at level lev; once one column is left, the row (global
+  // row g) pivots: that column's other rows lose it in turn. (Passed itself, for its closures.)
+  const auto remove = [here](const auto& again, std::int64_t l, std::int64_t c,
                              std::int64_t lev) -> void {
     const context& x = here[0];
-    row_state& r = x.rows[g / x.P];
+    row_state& r = x.rows[l];
     r.level = std::max(r.level, lev + 1);
     r.sum -= c;
     if (--r.left != 1) return;
-    x.self->send<0>(pe(r.sum % x.P), [=, c = r.sum, lev = r.level] {
+    x.self->send<0>(pe(r.sum % x.P), [=, g = l * x.P + x.me, c = r.sum, lev = r.level] {
       const context& y = here[0];
       for (const std::int64_t s : y.at->row(c / y.P))
-        if (s != g) y.self->send<1>(pe(s % y.P), [=] { again(again, s, c, lev); });
+        if (s != g) y.self->send<1>(pe(s % y.P), [=, l = s / y.P] { again(again, l, c, lev); });
     });
   };
   // Sends may run closures, which change counts: the input's single-nonzero rows pivot (a
@@ -54,7 +54,7 @@ result lambda(const sparse_matrix& a, const sparse_matrix& at) {
   for (std::int64_t l = 0; l < lr; ++l)
     if (a.row(l).size() == 1) {
       rows[l].left = 2;
-      remove(remove, a.global_row(l), 0, -1);
+      remove(remove, l, 0, -1);
     }
   topo.done<0>();
   topo.wait();
