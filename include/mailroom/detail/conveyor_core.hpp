@@ -271,6 +271,15 @@ class conveyor_core {
     std::memcpy(&w, word_ptr(words, k), 8);
     return w;
   }
+  // Stores one word of a record with a scalar store. The barrier keeps the compiler's
+  // basic-block vectorizer from pairing a record's words into one vector store, which it builds
+  // from registers at a cost of several instructions per record.
+  static void put_word(std::byte* out, std::uint64_t w) noexcept {
+#if defined(__GNUC__)
+    asm("" : "+r"(w));
+#endif
+    std::memcpy(out, &w, 8);
+  }
   // Appends a record to the open run whose varying words are V; false (nothing written) if one
   // of its constant words differs.
   template <std::size_t W, std::size_t V>
@@ -285,7 +294,7 @@ class conveyor_core {
     std::byte* out = f.buf + used;
     f.used = used + bytes;  // before the stores, which may alias anything (std::byte)
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      ((((V >> K) & 1u) != 0 ? (std::memcpy(out, word_ptr(words, K), 8), out += 8) : out), ...);
+      ((((V >> K) & 1u) != 0 ? (put_word(out, word_at(words, K)), out += 8) : out), ...);
     }
     (std::make_index_sequence<W>{});
     return true;
