@@ -1,5 +1,6 @@
-// Index-gather, lambda variant: the request closure runs on the owner, reads the table there and
-// sends a reply closure back to the sender, which stores the value (the paper's lambda API).
+// Index-gather, lambda variant: the request closure runs on the owner, reads the table there and,
+// through the selector it runs in (`self`), sends a reply closure back to the sender, which
+// stores the value (the paper's lambda API).
 #include "index_gather/index_gather.hpp"
 
 namespace mailroom::apps::index_gather {
@@ -8,12 +9,11 @@ void lambda(const problem& pb, symmetric_array<std::int64_t> table,
             symmetric_array<std::int64_t> out) {
   const int P = num_pes();
   mailroom::selector ig{lambdas{}, lambdas{}};
-  auto self = ig.ref();
   for (std::int64_t i = 0; i < std::ssize(pb.index); ++i) {
     const std::int64_t g = pb.index[i];
-    ig.send<0>(pe(g % P), [=, offset = g / P] {
+    ig.send<0>(pe(g % P), [=, offset = g / P](pe from, auto& self) {
       const std::int64_t v = table[offset];
-      self->send<1>(sender(), [=] { out[i] = v; });
+      self.template send<1>(from, [=] { out[i] = v; });
     });
   }
   ig.done<0>();

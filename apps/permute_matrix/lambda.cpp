@@ -1,7 +1,7 @@
 // Permute-matrix, lambda variant: closures carry each row's length to the owner of its new row;
 // then each nonzero's closure runs at the owner of its column's permutation entry, reads the new
-// column there and sends a second closure that stores it. Those two reach the PE they run on
-// through one symmetric handle to its arrays and selector, so each has 4-5 words.
+// column there and sends a second closure that stores it. Those two reach the arrays of the PE
+// they run on through one symmetric handle, so each has 4-5 words.
 #include "permute_matrix/permute_matrix.hpp"
 
 #include <numeric>
@@ -27,21 +27,20 @@ sparse_matrix lambda(const problem& pb) {
   std::vector<std::int64_t> cols(ptr[n + 1]);
   std::vector<double> vals(valued ? ptr[n + 1] : 0);
   mailroom::selector move{lambdas{}, lambdas{}};
-  struct context {  // this PE's arrays and selector, behind one symmetric handle
+  struct context {  // this PE's arrays, behind one symmetric handle
     std::int64_t *ptr, *cols;
     const std::int64_t* cperm;
     double* vals;  // null for a pattern matrix
-    decltype(&move) self;
   };
   symmetric_array<context> here(1);
-  here[0] = {ptr.data(), cols.data(), pb.col_perm.data(), valued ? vals.data() : nullptr, &move};
+  here[0] = {ptr.data(), cols.data(), pb.col_perm.data(), valued ? vals.data() : nullptr};
   for (std::int64_t l = 0; l < n; ++l)
     for (std::int64_t k = a.row_ptr()[l], r = pb.row_perm[l]; k < a.row_ptr()[l + 1]; ++k) {
       // At the owner of col_perm[j]; then at the new row's owner.
       const std::int64_t j = a.col_idx()[k];
       move.send<0>(pe(j % P), [=, j = j / P, to = r % P, r = r / P,
-                               v = valued ? a.values()[k] : 0.0] {
-        here[0].self->send<1>(pe(to), [=, c = here[0].cperm[j]] {
+                               v = valued ? a.values()[k] : 0.0](pe, auto& self) {
+        self.template send<1>(pe(to), [=, c = here[0].cperm[j]] {
           const std::int64_t at = here[0].ptr[r + 1]++;
           here[0].cols[at] = c;
           if (here[0].vals != nullptr) here[0].vals[at] = v;

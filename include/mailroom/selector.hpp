@@ -93,22 +93,26 @@ class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
 template <class Sel>
 class mailbox_impl<lambdas, Sel> final : public mailbox_base {
  public:
-  mailbox_impl(lambdas&&, Sel*) : mailbox_base(true) {}
+  mailbox_impl(lambdas&&, Sel* self) : mailbox_base(true), self_(self) {}
 
   void process_front() override {
     const arrival& a = conveyor.front();
     scheduler::current_source = a.source;
+    const pe from(a.source);
     const std::byte* end = a.end();
     // Runs of same-type closures: one indirect call per run.
     for (const std::byte* p = a.begin(); p < end;) {
       std::uint32_t id;
       std::memcpy(&id, p, sizeof id);
       MAILROOM_ASSERT(id < g_lambda_count);
-      p = g_lambda_table[id]->invoke_run(p);
+      p = g_lambda_table[id]->invoke_run(p, from, self_);
     }
     scheduler::current_source = -1;
     conveyor.pop_front();
   }
+
+ private:
+  Sel* self_;
 };
 
 }  // namespace detail
@@ -169,8 +173,10 @@ class selector {
       push_blocked(box.conveyor, dest.rank(), msg);
   }
 
-  /// Sends a closure to lambda mailbox I on PE `dest`, where it is called once. The closure
-  /// must be trivially copyable: it travels by value with a compile-time handler id.
+  /// Sends a closure to lambda mailbox I on PE `dest`, where it is called once, as
+  /// closure(from, self), closure(from) or closure(), the first it takes (like a handler:
+  /// from is the sending PE, self this selector there). The closure must be trivially
+  /// copyable: it travels by value with a compile-time handler id.
   template <std::size_t I, class L>
     requires(I < size && std::is_void_v<message_type<I>>)
   void send(pe dest, const L& closure) {
@@ -178,13 +184,15 @@ class selector {
                   "lambda message must be trivially copyable: capture by value only plain data, "
                   "pointers into symmetric memory (symmetric_array) and mailroom handles; not "
                   "std::vector, std::string, std::function or anything owning");
-    static_assert(std::is_invocable_v<const L&>,
-                  "lambda message must be callable with no arguments: [=] { ... }");
+    static_assert(detail::lambda_callable<L, selector>,
+                  "lambda message must be callable as [=] { ... }, [=](mailroom::pe from) { ... } "
+                  "or [=](mailroom::pe from, auto& self) { ... }");
     static_assert(sizeof(L) <= 4096, "lambda message larger than 4 KiB: capture less");
-    static_cast<void>(&detail::lambda_registered<L>);  // registers L at static initialisation
+    using owner = detail::lambda_owner<L, selector>;
+    static_cast<void>(&detail::lambda_registered<L, owner>);  // registers L at static init
     auto& box = *std::get<I>(boxes_);
     admit(box, I, dest);
-    const std::uint32_t id = detail::lambda_entry_of<L>.wire_id;
+    const std::uint32_t id = detail::lambda_entry_of<L, owner>.wire_id;
     constexpr std::size_t W = detail::lambda_words<L>;
     if constexpr (detail::lambda_delta_coded<L> && sizeof(L) == W * 8 &&
                   !detail::lambda_padded<L>) {

@@ -302,6 +302,47 @@ int destructor_ends_streams() {
   return failures;
 }
 
+// Lambda messages may take the sending PE and the selector whose mailbox runs them, like
+// handlers: a request closure replies through `self` to `from`, mixed in one mailbox with
+// closures that take nothing; an actor's closure takes only `from`.
+int lambda_from_and_self() {
+  int failures = 0;
+  constexpr std::int64_t k = 5000;
+  auto hits = mr::symmetric_array<std::int64_t>(4);  // requests, replies, plain, actor
+  auto bad = mr::symmetric_array<std::int64_t>(1);   // a wrong `from`
+  mr::selector sel{mr::lambdas{}, mr::lambdas{}};
+  mr::actor<> act;
+  for (int p = 0; p < g_pes; ++p) {
+    for (std::int64_t i = 0; i < k; ++i)
+      sel.send<0>(mr::pe(p), [=, origin = std::int64_t{g_me}](mr::pe from, auto& self) {
+        if (from.rank() != origin) bad[0] += 1;
+        hits[0] += 1;
+        self.template send<1>(from, [=, at = std::int64_t{mr::this_pe().rank()}](mr::pe back) {
+          if (back.rank() != at) bad[0] += 1;
+          hits[1] += 1;
+        });
+      });
+    sel.send<0>(mr::pe(p), [=] { hits[2] += 1; });
+    act.send(mr::pe(p), [=, origin = std::int64_t{g_me}](mr::pe from) {
+      if (from.rank() != origin) bad[0] += 1;
+      hits[3] += 1;
+    });
+  }
+  sel.done<0>();
+  act.done();
+  sel.wait();
+  act.wait();
+  EXPECT(hits[0] == k * g_pes && hits[1] == k * g_pes,
+         "requests %lld, replies %lld, expected %lld each", static_cast<long long>(hits[0]),
+         static_cast<long long>(hits[1]), static_cast<long long>(k * g_pes));
+  EXPECT(hits[2] == g_pes && hits[3] == g_pes, "plain %lld, actor %lld, expected %d each",
+         static_cast<long long>(hits[2]), static_cast<long long>(hits[3]), g_pes);
+  EXPECT(bad[0] == 0, "%lld closures saw a wrong sender", static_cast<long long>(bad[0]));
+  mr::symmetric_free(hits);
+  mr::symmetric_free(bad);
+  return failures;
+}
+
 // PE 0 constructs and sends at once while the others sleep before constructing: messages that
 // arrive before the local constructor ran are kept, not lost.
 int early_messages_are_kept() {
@@ -562,6 +603,7 @@ int main(int argc, char** argv) {
                           {"erased_handlers", erased_handlers},
                           {"mixed_lambda_types", mixed_lambda_types},
                           {"lambda_capture_patterns", lambda_capture_patterns},
+                          {"lambda_from_and_self", lambda_from_and_self},
                           {"destructor_ends_streams", destructor_ends_streams},
                           {"early_messages_are_kept", early_messages_are_kept},
                           {"conveyor_loops", conveyor_loops},

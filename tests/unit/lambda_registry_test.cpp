@@ -57,10 +57,20 @@ TEST(LambdaEntry, SizeAndNameDescribeTheClosureType) {
   const auto f = [x] { (void)x; };
   const auto g = [x] { (void)(x + 1); };
   EXPECT_EQ(entry_of(f).size, sizeof(f));
-  EXPECT_STREQ(entry_of(f).name, typeid(f).name());
+  using F = std::remove_cvref_t<decltype(f)>;
+  EXPECT_STREQ(entry_of(f).name, typeid(mr::detail::lambda_key<F, void>).name());
   // Two closure types never share an entry, even when their layout is the same.
   EXPECT_NE(&entry_of(f), &entry_of(g));
   EXPECT_STRNE(entry_of(f).name, entry_of(g).name);
+  // A closure that takes `self` has an entry per selector type (its invoker casts to it).
+  const auto h = [x](mr::pe, auto&) { (void)x; };
+  using H = std::remove_cvref_t<decltype(h)>;
+  struct selector_a {};
+  struct selector_b {};
+  const mr::detail::lambda_entry& a = lambda_entry_of<H, selector_a>;
+  const mr::detail::lambda_entry& b = lambda_entry_of<H, selector_b>;
+  EXPECT_NE(&a, &b);
+  EXPECT_STRNE(a.name, b.name);
 }
 
 TEST(LambdaEntry, WireIdIsUnassignedBeforeTheRuntimeStarts) {
@@ -127,7 +137,7 @@ TEST(LambdaEntry, InvokeRunRunsEveryClosureOfTheRunInOrder) {
   using L = decltype(make(0));
   wire_run wire;
   wire.put<L>(7, 0b10, {make(1), make(2), make(3), make(3)});
-  EXPECT_EQ(entry_of(make(0)).invoke_run(wire.begin()), wire.end());
+  EXPECT_EQ(entry_of(make(0)).invoke_run(wire.begin(), mr::pe(0), nullptr), wire.end());
   EXPECT_EQ(calls, (std::vector<int>{1, 2, 3, 3}));
 }
 
@@ -143,7 +153,7 @@ TEST(LambdaEntry, SharedCapturesCrossTheWireOnce) {
   wire_run wire;
   wire.put(1, 0b10, closures);
   EXPECT_EQ(wire.size(), 16 + 8 + 10 * 8);
-  EXPECT_EQ(entry_of(make(0)).invoke_run(wire.begin()), wire.end());
+  EXPECT_EQ(entry_of(make(0)).invoke_run(wire.begin(), mr::pe(0), nullptr), wire.end());
   ASSERT_EQ(calls.size(), 10u);
   for (std::int64_t v = 1; v <= 10; ++v) EXPECT_EQ(calls[static_cast<std::size_t>(v - 1)], v);
 }
@@ -183,7 +193,7 @@ void check_every_vary_set() {
     wire.put(3, vary, closures);
     const std::size_t varying = static_cast<std::size_t>(__builtin_popcount(vary));
     EXPECT_EQ(wire.size(), 16 + 8 * (W - varying) + 5 * 8 * varying) << "vary " << vary;
-    EXPECT_EQ(entry_of(closures.front()).invoke_run(wire.begin()), wire.end()) << "vary " << vary;
+    EXPECT_EQ(entry_of(closures.front()).invoke_run(wire.begin(), mr::pe(0), nullptr), wire.end()) << "vary " << vary;
     EXPECT_EQ(seen, want) << "vary " << vary;
   }
 }
@@ -206,7 +216,7 @@ TEST(LambdaEntry, InvokeRunSeesTheCapturedValues) {
   wire_run wire;
   wire.put<L>(0, 0, {f, f});
   v = 0;  // the closure travelled by value
-  EXPECT_EQ(entry_of(f).invoke_run(wire.begin()), wire.end());
+  EXPECT_EQ(entry_of(f).invoke_run(wire.begin(), mr::pe(0), nullptr), wire.end());
   EXPECT_EQ(result, 168);
 }
 
@@ -223,7 +233,7 @@ TEST(LambdaEntry, LargeClosuresTravelWhole) {
   wire_run wire;
   wire.put<L>(2, 0, {f, f});
   EXPECT_EQ(wire.size(), 8 + 2 * 8 * mr::detail::lambda_words<L>);
-  EXPECT_EQ(entry_of(f).invoke_run(wire.begin()), wire.end());
+  EXPECT_EQ(entry_of(f).invoke_run(wire.begin(), mr::pe(0), nullptr), wire.end());
   EXPECT_EQ(sum, 2 * 190);
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "mailroom/error.hpp"
+#include "mailroom/pe.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -17,9 +18,35 @@
 
 namespace mailroom::detail {
 
-/// Runs one run of closures of one type, starting at its run header [id][count]; returns where
-/// the run ends. One indirect call per run, not per message.
-using lambda_run_invoker = const std::byte* (*)(const std::byte* run) noexcept;
+/// Runs one run of closures of one type, starting at its run header [id][count], sent by
+/// `from` to a mailbox of the selector `self`; returns where the run ends. One indirect call
+/// per run, not per message.
+using lambda_run_invoker = const std::byte* (*)(const std::byte* run, pe from, void* self) noexcept;
+
+/// A lambda message is called as closure(from, self), closure(from) or closure(), the first it
+/// takes (from: the sending PE; self: the selector whose mailbox runs it), like a handler.
+template <class L, class Sel>
+inline constexpr bool lambda_takes_self = std::is_invocable_v<const L&, pe, Sel&>;
+template <class L, class Sel>
+inline constexpr bool lambda_callable =
+    lambda_takes_self<L, Sel> || std::is_invocable_v<const L&, pe> || std::is_invocable_v<const L&>;
+/// What a closure type's handler id depends on besides the closure: the selector type when the
+/// closure takes it (its handler casts `self` to that type), nothing (void) otherwise.
+template <class L, class Sel>
+using lambda_owner = std::conditional_t<lambda_takes_self<L, Sel>, Sel, void>;
+
+// Not always_inline: GCC 12 then refuses to inline the closure into it ("function not
+// inlinable"); the flattened decoding loops inline both.
+template <class Sel, class L>
+inline void call_closure(const L& closure, pe from, void* self) {
+  if constexpr (!std::is_void_v<Sel>) {
+    closure(from, *static_cast<Sel*>(self));
+  } else if constexpr (std::is_invocable_v<const L&, pe>) {
+    closure(from);
+  } else {
+    closure();
+  }
+}
 
 /// A closure of type L travels as W 8-byte words, split within a run into constant and varying
 /// words (see conveyor_core::push_delta), unless it is larger than that coder takes (128 bytes).
@@ -81,14 +108,18 @@ extern std::uint32_t g_lambda_count;
 /// Numbers the registry and verifies it across PEs (collective; called by the runtime).
 void finalize_lambda_registry();
 
-template <class L>
-const std::byte* invoke_run(const std::byte* run) noexcept;
+template <class L, class Sel>
+const std::byte* invoke_run(const std::byte* run, pe from, void* self) noexcept;
 
-template <class L>
-inline lambda_entry lambda_entry_of{typeid(L).name(), static_cast<std::uint32_t>(sizeof(L)),
-                                    &invoke_run<L>, k_unassigned};
-template <class L>
-inline const bool lambda_registered = register_lambda(&lambda_entry_of<L>);
+/// The registry's key: the closure type, and the selector type for closures that take `self`.
+template <class L, class Sel>
+struct lambda_key {};
+template <class L, class Sel = void>
+inline lambda_entry lambda_entry_of{typeid(lambda_key<L, Sel>).name(),
+                                    static_cast<std::uint32_t>(sizeof(L)), &invoke_run<L, Sel>,
+                                    k_unassigned};
+template <class L, class Sel = void>
+inline const bool lambda_registered = register_lambda(&lambda_entry_of<L, Sel>);
 
 // Records are decoded into a copy of the closure that is a local of the loop, its words written
 // at fixed offsets, which the compiler keeps in registers and the handler reads there. Not into
@@ -99,10 +130,10 @@ inline const bool lambda_registered = register_lambda(&lambda_entry_of<L>);
 
 // The records of a run whose varying words are the compile-time set V: each record is those
 // words, in order, written over the copy made once per run; then the copy is called.
-template <class L, std::size_t V>
-[[gnu::flatten]] const std::byte* invoke_records(const unsigned char* storage,
-                                                 const std::byte* p,
-                                                 std::uint32_t count) noexcept {
+template <class L, class Sel, std::size_t V>
+[[gnu::flatten]] const std::byte* invoke_records(const unsigned char* storage, const std::byte* p,
+                                                 std::uint32_t count, pe from,
+                                                 void* self) noexcept {
   constexpr std::size_t W = lambda_words<L>;
   L closure = *std::launder(reinterpret_cast<const L*>(storage));
   auto* bytes = reinterpret_cast<unsigned char*>(&closure);
@@ -112,7 +143,7 @@ template <class L, std::size_t V>
        ...);
     }
     (std::make_index_sequence<W>{});
-    std::as_const(closure)();
+    call_closure<Sel>(std::as_const(closure), from, self);
   }
   return p;
 }
@@ -122,10 +153,10 @@ template <class L, std::size_t V>
 // The varying words go to the storage at those offsets, and the copy takes every word from there
 // one 8-byte load at a time (each matching a store of its size), through a barrier that keeps
 // the compiler from merging the loads again.
-template <class L, std::size_t NV>
+template <class L, class Sel, std::size_t NV>
 [[gnu::flatten]] const std::byte* invoke_counted(unsigned char* storage, const std::byte* p,
-                                                 std::uint32_t count,
-                                                 const std::size_t* offsets) noexcept {
+                                                 std::uint32_t count, const std::size_t* offsets,
+                                                 pe from, void* self) noexcept {
   constexpr std::size_t W = lambda_words<L>;
   std::size_t off[NV > 0 ? NV : 1];
   for (std::size_t j = 0; j < NV; ++j) off[j] = offsets[j];
@@ -148,14 +179,15 @@ template <class L, std::size_t NV>
       }(), ...);
     }
     (std::make_index_sequence<W>{});
-    std::as_const(closure)();
+    call_closure<Sel>(std::as_const(closure), from, self);
   }
   return p;
 }
 
-template <class L>
+template <class L, class Sel>
 const std::byte* invoke_records_any(unsigned char* storage, const std::byte* p,
-                                    std::uint32_t count, std::uint32_t vary) noexcept {
+                                    std::uint32_t count, std::uint32_t vary, pe from,
+                                    void* self) noexcept {
   constexpr std::size_t W = lambda_words<L>;
   std::size_t offsets[W];
   std::size_t n = 0;
@@ -164,15 +196,15 @@ const std::byte* invoke_records_any(unsigned char* storage, const std::byte* p,
   return [&]<std::size_t... NV>(std::index_sequence<NV...>) {
     const std::byte* end = p;
     static_cast<void>(
-        ((n == NV ? (end = invoke_counted<L, NV>(storage, p, count, offsets), true) : false) ||
+        ((n == NV ? (end = invoke_counted<L, Sel, NV>(storage, p, count, offsets, from, self), true) : false) ||
          ...));
     return end;
   }
   (std::make_index_sequence<W + 1>{});
 }
 
-template <class L>
-const std::byte* invoke_run(const std::byte* run) noexcept {
+template <class L, class Sel>
+const std::byte* invoke_run(const std::byte* run, pe from, void* self) noexcept {
   constexpr std::size_t W = lambda_words<L>;
   // The closure is rebuilt word by word in aligned storage (trivially copyable: its bytes make
   // it) and called there; a closure cannot change its own captures (it is called as const).
@@ -197,12 +229,12 @@ const std::byte* invoke_run(const std::byte* run) noexcept {
       return [&]<std::size_t... V>(std::index_sequence<V...>) {
         const std::byte* end = p;
         static_cast<void>(
-            ((vary == V ? (end = invoke_records<L, V>(storage, p, count), true) : false) || ...));
+            ((vary == V ? (end = invoke_records<L, Sel, V>(storage, p, count, from, self), true) : false) || ...));
         return end;
       }
       (std::make_index_sequence<std::size_t{1} << W>{});
     } else {
-      return invoke_records_any<L>(storage, p, count, vary);
+      return invoke_records_any<L, Sel>(storage, p, count, vary, from, self);
     }
   } else {
     const std::byte* p = run + 8;
@@ -210,7 +242,7 @@ const std::byte* invoke_run(const std::byte* run) noexcept {
     for (std::uint32_t r = 0; r < count; ++r) {
       std::memcpy(storage, p, sizeof(L));
       p += W * 8;
-      closure();
+      call_closure<Sel>(closure, from, self);
     }
     return p;
   }
