@@ -193,7 +193,8 @@ void check_every_vary_set() {
     wire.put(3, vary, closures);
     const std::size_t varying = static_cast<std::size_t>(__builtin_popcount(vary));
     EXPECT_EQ(wire.size(), 16 + 8 * (W - varying) + 5 * 8 * varying) << "vary " << vary;
-    EXPECT_EQ(entry_of(closures.front()).invoke_run(wire.begin(), mr::pe(0), nullptr), wire.end()) << "vary " << vary;
+    EXPECT_EQ(entry_of(closures.front()).invoke_run(wire.begin(), mr::pe(0), nullptr), wire.end())
+        << "vary " << vary;
     EXPECT_EQ(seen, want) << "vary " << vary;
   }
 }

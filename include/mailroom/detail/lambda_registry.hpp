@@ -21,15 +21,17 @@ namespace mailroom::detail {
 /// Runs one run of closures of one type, starting at its run header [id][count], sent by
 /// `from` to a mailbox of the selector `self`; returns where the run ends. One indirect call
 /// per run, not per message.
-using lambda_run_invoker = const std::byte* (*)(const std::byte* run, pe from, void* self) noexcept;
+using lambda_run_invoker = const std::byte* (*)(const std::byte* run, pe from,
+                                                void* self) noexcept;
 
 /// A lambda message is called as closure(from, self), closure(from) or closure(), the first it
 /// takes (from: the sending PE; self: the selector whose mailbox runs it), like a handler.
 template <class L, class Sel>
 inline constexpr bool lambda_takes_self = std::is_invocable_v<const L&, pe, Sel&>;
 template <class L, class Sel>
-inline constexpr bool lambda_callable =
-    lambda_takes_self<L, Sel> || std::is_invocable_v<const L&, pe> || std::is_invocable_v<const L&>;
+inline constexpr bool lambda_callable = lambda_takes_self<L, Sel> ||
+                                        std::is_invocable_v<const L&, pe> ||
+                                        std::is_invocable_v<const L&>;
 /// What a closure type's handler id depends on besides the closure: the selector type when the
 /// closure takes it (its handler casts `self` to that type), nothing (void) otherwise.
 template <class L, class Sel>
@@ -195,9 +197,11 @@ const std::byte* invoke_records_any(unsigned char* storage, const std::byte* p,
     if (((vary >> k) & 1u) != 0) offsets[n++] = 8 * k;
   return [&]<std::size_t... NV>(std::index_sequence<NV...>) {
     const std::byte* end = p;
-    static_cast<void>(
-        ((n == NV ? (end = invoke_counted<L, Sel, NV>(storage, p, count, offsets, from, self), true) : false) ||
-         ...));
+    static_cast<void>(((n == NV ? (end = invoke_counted<L, Sel, NV>(storage, p, count, offsets,
+                                                                    from, self),
+                                   true)
+                                : false) ||
+                       ...));
     return end;
   }
   (std::make_index_sequence<W + 1>{});
@@ -229,7 +233,9 @@ const std::byte* invoke_run(const std::byte* run, pe from, void* self) noexcept 
       return [&]<std::size_t... V>(std::index_sequence<V...>) {
         const std::byte* end = p;
         static_cast<void>(
-            ((vary == V ? (end = invoke_records<L, Sel, V>(storage, p, count, from, self), true) : false) || ...));
+            ((vary == V ? (end = invoke_records<L, Sel, V>(storage, p, count, from, self), true)
+                        : false) ||
+             ...));
         return end;
       }
       (std::make_index_sequence<std::size_t{1} << W>{});
