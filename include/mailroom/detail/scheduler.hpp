@@ -41,7 +41,9 @@ struct scheduler {
   static int current_source;    ///< the PE whose message is being handled
   static std::vector<selector_core*> live;           ///< by construction order
   /// Selector id -> the typed selector that owns it (null once gone; ids are its indices): what
-  /// a selector_ref in a lambda message reaches on every send from a handler, in one load.
+  /// a selector_ref in a lambda message looks up on every send through it (the table, then
+  /// its entry: two dependent loads; a per-PE struct holding `&sel`, or a closure taking
+  /// `self`, avoids them).
   static std::vector<void*> owners;
   static std::vector<std::vector<selector_core*>> finish_scopes;
 
