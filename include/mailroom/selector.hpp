@@ -8,6 +8,7 @@
 #include "mailroom/runtime.hpp"
 #include "mailroom/termination.hpp"
 
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -192,7 +193,10 @@ class selector {
     static_cast<void>(&detail::lambda_registered<L, owner>);  // registers L at static init
     auto& box = *std::get<I>(boxes_);
     admit(box, I, dest);
-    const std::uint32_t id = detail::lambda_entry_of<L, owner>.wire_id;
+    // The id by reference: the conveyor tells runs apart by its address (no load per send).
+    static_assert(alignof(detail::lambda_entry) % detail::conveyor_core::k_tag_align == 0 &&
+                  offsetof(detail::lambda_entry, wire_id) == 0);
+    const std::uint32_t& id = detail::lambda_entry_of<L, owner>.wire_id;
     constexpr std::size_t W = detail::lambda_words<L>;
     if constexpr (detail::lambda_delta_coded<L> && sizeof(L) == W * 8 &&
                   !detail::lambda_padded<L>) {
@@ -265,29 +269,35 @@ class selector {
     while (!c.template push<sizeof(T)>(dest, &msg));
   }
   // A small record's words are passed on as scalars: one that the compiler keeps in registers
-  // is then not built in memory on the fast path for this call (as it is when the call copies
-  // the record whole; see docs/design.md).
+  // is then not built in memory (or in vector registers) on the fast path for this call, as it
+  // may be when the call takes the record whole (see docs/design.md).
   template <std::size_t W>
   [[gnu::always_inline]] static void push_delta_blocked(detail::conveyor_core& c, int dest,
-                                                        std::uint32_t id, const void* words) {
+                                                        const std::uint32_t& id,
+                                                        const void* words) {
     using detail::conveyor_core;
     if constexpr (W <= conveyor_core::k_unrolled_delta_words)
       conveyor_core::with_words<W>(words, [&](auto... w) {
-        push_delta_blocked_words(c, dest, id, conveyor_core::record_words<W>{w...});
+        push_delta_blocked_words<W>(c, dest, id, w...);
       });
     else
-      push_delta_blocked_words(c, dest, id, conveyor_core::words_of<W>(words));
+      push_delta_blocked_record<W>(c, dest, id, conveyor_core::words_of<W>(words));
+  }
+  template <std::size_t W, class... Word>
+  [[gnu::noinline]] static void push_delta_blocked_words(detail::conveyor_core& c, int dest,
+                                                         const std::uint32_t& id, Word... w) {
+    push_delta_blocked_record<W>(c, dest, id, detail::conveyor_core::record_words<W>{w...});
   }
   template <std::size_t W>
-  [[gnu::noinline]] static void push_delta_blocked_words(
-      detail::conveyor_core& c, int dest, std::uint32_t id,
-      detail::conveyor_core::record_words<W> words) {
+  [[gnu::noinline]] static void push_delta_blocked_record(detail::conveyor_core& c, int dest,
+                                        const std::uint32_t& id,
+                                        detail::conveyor_core::record_words<W> words) {
     do detail::scheduler::progress();
     while (!c.template push_delta<W>(dest, id, words.data()));
   }
   template <class L>
   [[gnu::noinline]] static void push_whole_blocked(detail::conveyor_core& c, int dest,
-                                                   std::uint32_t id, L closure) {
+                                                   const std::uint32_t& id, L closure) {
     constexpr std::size_t W = detail::lambda_words<L>;
     do detail::scheduler::progress();
     while (!c.template push_whole<W * 8, sizeof(L)>(dest, id, &closure));

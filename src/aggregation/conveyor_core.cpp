@@ -67,7 +67,7 @@ bool conveyor_core::make_room(int dest, std::size_t need) noexcept {
     f.items = 0;
     if (!lanes_.empty()) {  // runs restart
       lanes_[static_cast<std::size_t>(dest)].st.count_at = 0;
-      lanes_[static_cast<std::size_t>(dest)].st.open_tag = k_no_run;
+      lanes_[static_cast<std::size_t>(dest)].st.open = 0;
     }
   }
   MAILROOM_CHECK(f.used + need <= capacity_,

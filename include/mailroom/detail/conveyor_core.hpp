@@ -70,9 +70,14 @@ class conveyor_core {
   /// Records of at most this many words get a sending path per set of varying words; larger
   /// ones one per number of varying words.
   static constexpr std::size_t k_unrolled_delta_words = 5;
+  /// Alignment of a push_delta/push_whole tag: its address's low bits hold a run's set of
+  /// varying words (records of up to k_unrolled_delta_words words).
+  static constexpr std::size_t k_tag_align = std::size_t{1} << k_unrolled_delta_words;
 
   /// Appends one record of W 8-byte words under `tag` (lambda messages: the handler id and the
-  /// closure, its W words at `words`). Consecutive records with the same tag for the same
+  /// closure, its W words at `words`). The tag is passed by reference: its address, aligned to
+  /// k_tag_align and holding the same tag while the conveyor lives, identifies the run on the
+  /// fast path, which reads no tag. Consecutive records with the same tag for the same
   /// destination form a run [tag][count][vary][0] followed by the run's constant words (those not
   /// in the `vary` mask, once) and then, per record, only its varying words: captures that every
   /// message shares (array handles, selector references) cross the wire once per run, and the hot
@@ -80,7 +85,7 @@ class conveyor_core {
   /// words differ opens a new run; the changed words join `vary` unless the run was long (they
   /// change rarely). Requires a conveyor constructed with delta records.
   template <std::size_t W>
-  [[nodiscard, gnu::always_inline]] bool push_delta(int dest, std::uint32_t tag,
+  [[nodiscard, gnu::always_inline]] bool push_delta(int dest, const std::uint32_t& tag,
                                                     const void* words) noexcept {
     static_assert(W >= 1 && W <= k_delta_words);
     // A new run's header, its constant words and the record's varying words.
@@ -95,42 +100,38 @@ class conveyor_core {
     }
     delta_state& st = ln.st;
     bool put = false;
-    if (MAILROOM_LIKELY(st.open_tag == tag)) {
-      if constexpr (W <= k_unrolled_delta_words) {
-        // One path per set of varying words, its compares and stores unrolled, chosen by one
-        // jump (the set rarely changes, so the jump is well predicted).
-        static_assert(k_unrolled_delta_words <= 5, "one case below per set of 5 words");
-        MAILROOM_ASSERT(st.vary < (1u << W));
-        switch (st.vary) {
+    if constexpr (W <= k_unrolled_delta_words) {
+      // One path per set of varying words, its compares and stores unrolled, chosen by one
+      // jump on the open run's key less this tag's address: the set if the open run is of this
+      // tag, out of range (a new run) if not (the set rarely changes: a well predicted jump).
+      static_assert(k_unrolled_delta_words <= 5, "one case below per set of 5 words");
+      switch (st.open - key_of(tag)) {
 #define MAILROOM_VARY_CASE(v)                            \
   case v:                                                \
-    if constexpr ((v) < (1u << W)) {                     \
+    if constexpr ((v) < (1u << W))                       \
       put = put_record<W, (v)>(f, used, st, words);      \
-      break;                                             \
-    } else {                                             \
-      __builtin_unreachable();                           \
-    }
+    break;
 #define MAILROOM_VARY_CASES(b)                                                     \
   MAILROOM_VARY_CASE(b + 0u) MAILROOM_VARY_CASE(b + 1u) MAILROOM_VARY_CASE(b + 2u) \
   MAILROOM_VARY_CASE(b + 3u) MAILROOM_VARY_CASE(b + 4u) MAILROOM_VARY_CASE(b + 5u) \
   MAILROOM_VARY_CASE(b + 6u) MAILROOM_VARY_CASE(b + 7u)
-          MAILROOM_VARY_CASES(0u)
-          MAILROOM_VARY_CASES(8u)
-          MAILROOM_VARY_CASES(16u)
-          MAILROOM_VARY_CASES(24u)
+        MAILROOM_VARY_CASES(0u)
+        MAILROOM_VARY_CASES(8u)
+        MAILROOM_VARY_CASES(16u)
+        MAILROOM_VARY_CASES(24u)
 #undef MAILROOM_VARY_CASES
 #undef MAILROOM_VARY_CASE
-          default:
-            // The open run is of this record's tag, so its set has at most W words: no range
-            // check before the jump.
-            __builtin_unreachable();
-        }
-      } else {
-        put = put_record_any<W>(f, st, words);
+        default:
+          break;
       }
+    } else if (MAILROOM_LIKELY(st.open == key_of(tag))) {
+      put = put_record_any<W>(f, st, words);
     }
     if (MAILROOM_UNLIKELY(!put)) {
-      open_and_put<W>(f, st, tag, words_of<W>(words));
+      if constexpr (W <= k_unrolled_delta_words)
+        with_words<W>(words, [&](auto... w) { open_and_put_words<W>(f, st, tag, w...); });
+      else
+        open_and_put<W>(f, st, tag, words_of<W>(words));
     }
     ++f.items;
     return true;
@@ -138,7 +139,8 @@ class conveyor_core {
 
   /// Calls fn(w0, ..., w{W-1}) with the record's words as scalars: how the slow paths get a
   /// small record, so that one the compiler keeps in registers need not be stored anywhere on
-  /// the fast path (an aggregate argument would be built in memory, often before the branch).
+  /// the fast path. Not as an array, built from them or passed whole: the compiler may build
+  /// it from the registers in vector registers, and does so before the branch to the slow path.
   template <std::size_t W, class F>
   static decltype(auto) with_words(const void* words, F&& fn) noexcept {
     return [&]<std::size_t... K>(std::index_sequence<K...>) -> decltype(auto) {
@@ -146,31 +148,20 @@ class conveyor_core {
     }
     (std::make_index_sequence<W>{});
   }
-  /// A record's words by value: what the slow paths take, so that a record built in registers
-  /// on the fast path need not be stored to memory for them.
+  /// A larger record's words by value (these records live in memory anyway).
   template <std::size_t W>
   using record_words = std::array<std::uint64_t, W>;
   template <std::size_t W>
   [[nodiscard]] static record_words<W> words_of(const void* words) noexcept {
-    if constexpr (W <= k_unrolled_delta_words) {
-      // Word by word, as the fast path reads them: a record that the compiler keeps in
-      // registers then stays there (a copy of the whole object would make it build the record
-      // in memory, where larger records are anyway, read at their run's positions).
-      return [&]<std::size_t... K>(std::index_sequence<K...>) {
-        return record_words<W>{word_at(words, K)...};
-      }
-      (std::make_index_sequence<W>{});
-    } else {
-      record_words<W> c;
-      std::memcpy(c.data(), words, sizeof c);
-      return c;
-    }
+    record_words<W> c;
+    std::memcpy(c.data(), words, sizeof c);
+    return c;
   }
 
   /// Appends one record of N bytes under `tag`, whole, in runs [tag][count] (records too large
   /// for push_delta). Stride is N rounded up to 8.
   template <std::size_t Stride, std::size_t N>
-  [[nodiscard]] bool push_whole(int dest, std::uint32_t tag, const void* payload) noexcept {
+  [[nodiscard]] bool push_whole(int dest, const std::uint32_t& tag, const void* payload) noexcept {
     static_assert(Stride >= N);
     constexpr std::size_t worst = 8 + Stride;
     MAILROOM_ASSERT(!lanes_.empty());  // a conveyor constructed with delta records
@@ -180,7 +171,7 @@ class conveyor_core {
       if (!make_room(dest, worst)) return false;
     }
     delta_state& st = ln.st;
-    if (st.open_tag != tag) open_run(f, st, tag);
+    if (st.open != key_of(tag)) open_run(f, st, tag);
     ++f.items;
     std::memcpy(f.buf + f.used, payload, N);
     f.used += static_cast<std::uint32_t>(Stride);
@@ -226,20 +217,21 @@ class conveyor_core {
     std::uint32_t used = 0;
     std::uint32_t items = 0;
   };
-  static constexpr std::uint32_t k_no_run = 0xffffffffu;
   struct delta_state {
-    std::uint32_t open_tag = k_no_run;  ///< tag of the open run, or none
-    std::uint32_t tag = k_no_run;       ///< tag of the last run opened
-    std::uint32_t count_at = 0;         ///< offset of the open run's count in the buffer; 0: no run
-    std::uint32_t items_before = 0;     ///< the buffer's items when the run opened
-    std::uint32_t vary = 0;             ///< words each record of the run carries
-    std::uint32_t varying = 0;          ///< how many (the bits set in `vary`)
-    std::uint8_t pos[k_delta_words] = {};    ///< positions: the varying words, then the constant
+    /// The open run's key: its tag's address, plus its set of varying words for records of up
+    /// to k_unrolled_delta_words words (below k_tag_align); 0: no run open.
+    std::uintptr_t open = 0;
     std::uint64_t base[k_delta_words] = {};  ///< the open run's first record
+    std::uintptr_t last = 0;                 ///< the address of the last run's tag
+    std::uint32_t count_at = 0;       ///< offset of the open run's count in the buffer; 0: no run
+    std::uint32_t items_before = 0;   ///< the buffer's items when the run opened
+    std::uint32_t vary = 0;           ///< words each record of the run carries
+    std::uint32_t varying = 0;        ///< how many (the bits set in `vary`)
+    std::uint8_t pos[k_delta_words] = {};  ///< positions: the varying words, then the constant
   };
   // A destination of a delta-record conveyor: its buffer and its runs side by side, so that a
-  // send reaches both through one index, and the buffer, the run and its positions share the
-  // first cache line.
+  // send reaches both through one index, and the buffer, the open run's key and the first words
+  // of its record share the first cache line.
   struct alignas(64) lane {
     fill f;
     delta_state st;
@@ -251,17 +243,20 @@ class conveyor_core {
     const std::uint32_t count = f.items - st.items_before;
     std::memcpy(f.buf + st.count_at, &count, 4);
     st.count_at = 0;
-    st.open_tag = k_no_run;
+    st.open = 0;
   }
   // Starts a run [tag][count] at the end of the buffer, closing the one before.
-  static void open_run(fill& f, delta_state& st, std::uint32_t tag) noexcept {
+  static void open_run(fill& f, delta_state& st, const std::uint32_t& tag) noexcept {
     close_run(f, st);
     std::memcpy(f.buf + f.used, &tag, 4);
-    st.open_tag = tag;
-    st.tag = tag;
+    st.open = key_of(tag);
+    st.last = key_of(tag);
     st.count_at = f.used + 4;
     st.items_before = f.items;
     f.used += 8;
+  }
+  static std::uintptr_t key_of(const std::uint32_t& tag) noexcept {
+    return reinterpret_cast<std::uintptr_t>(&tag);
   }
   static const std::byte* word_ptr(const void* words, std::size_t k) noexcept {
     return static_cast<const std::byte*>(words) + 8 * k;
@@ -339,10 +334,15 @@ class conveyor_core {
   // The slow path: opens a run whose constant words are the record's, and appends the record.
   // It takes the words by value, so that the fast path's words need not live in memory.
   template <std::size_t W>
-  [[gnu::noinline]] static void open_and_put(fill& f, delta_state& st, std::uint32_t tag,
+  [[gnu::noinline]] static void open_and_put(fill& f, delta_state& st, const std::uint32_t& tag,
                                              record_words<W> c) noexcept {
     open_delta_run<W>(f, st, tag, c.data());
     put_varying(f, st, c.data());
+  }
+  template <std::size_t W, class... Word>
+  [[gnu::noinline]] static void open_and_put_words(fill& f, delta_state& st,
+                                                   const std::uint32_t& tag, Word... w) noexcept {
+    open_and_put<W>(f, st, tag, record_words<W>{w...});
   }
   // Appends the record's varying words.
   static void put_varying(fill& f, const delta_state& st, const void* words) noexcept {
@@ -356,10 +356,11 @@ class conveyor_core {
   // have just changed unless the run was long (they change rarely); another tag starts with
   // none.
   template <std::size_t W>
-  static void open_delta_run(fill& f, delta_state& st, std::uint32_t tag,
+  static void open_delta_run(fill& f, delta_state& st, const std::uint32_t& tag,
                              const void* words) noexcept {
+    MAILROOM_ASSERT(key_of(tag) % k_tag_align == 0);
     std::uint32_t vary = 0;
-    if (st.tag == tag) {
+    if (st.last == key_of(tag)) {
       vary = st.vary;
       if (st.count_at != 0 && f.items - st.items_before < k_settled_run)
         for (std::size_t k = 0; k < W; ++k)
@@ -369,8 +370,8 @@ class conveyor_core {
     std::byte* h = f.buf + f.used;
     const std::uint32_t header[4] = {tag, 0, vary, 0};
     std::memcpy(h, header, sizeof header);
-    st.open_tag = tag;
-    st.tag = tag;
+    st.open = key_of(tag) + (W <= k_unrolled_delta_words ? vary : 0);
+    st.last = key_of(tag);
     st.count_at = f.used + 4;
     st.items_before = f.items;
     st.vary = vary;

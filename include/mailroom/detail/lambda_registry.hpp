@@ -94,11 +94,13 @@ template <class L>
 #endif
 }
 
-struct lambda_entry {
-  const char* name;
-  std::uint32_t size;     ///< sizeof the closure
-  lambda_run_invoker invoke_run;
+/// Aligned so that its address, with the low bits free, identifies the closure type's runs on
+/// the send path (see conveyor_core::push_delta); the wire id comes first, at that address.
+struct alignas(32) lambda_entry {
   std::uint32_t wire_id;  ///< assigned at start-up
+  std::uint32_t size;     ///< sizeof the closure
+  const char* name;
+  lambda_run_invoker invoke_run;
 };
 
 inline constexpr std::uint32_t k_unassigned = 0xffffffffu;
@@ -117,9 +119,8 @@ const std::byte* invoke_run(const std::byte* run, pe from, void* self) noexcept;
 template <class L, class Sel>
 struct lambda_key {};
 template <class L, class Sel = void>
-inline lambda_entry lambda_entry_of{typeid(lambda_key<L, Sel>).name(),
-                                    static_cast<std::uint32_t>(sizeof(L)), &invoke_run<L, Sel>,
-                                    k_unassigned};
+inline lambda_entry lambda_entry_of{k_unassigned, static_cast<std::uint32_t>(sizeof(L)),
+                                    typeid(lambda_key<L, Sel>).name(), &invoke_run<L, Sel>};
 template <class L, class Sel = void>
 inline const bool lambda_registered = register_lambda(&lambda_entry_of<L, Sel>);
 
