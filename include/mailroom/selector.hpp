@@ -289,9 +289,9 @@ class selector {
     push_delta_blocked_record<W>(c, dest, id, detail::conveyor_core::record_words<W>{w...});
   }
   template <std::size_t W>
-  [[gnu::noinline]] static void push_delta_blocked_record(detail::conveyor_core& c, int dest,
-                                        const std::uint32_t& id,
-                                        detail::conveyor_core::record_words<W> words) {
+  [[gnu::noinline]] static void push_delta_blocked_record(
+      detail::conveyor_core& c, int dest, const std::uint32_t& id,
+      detail::conveyor_core::record_words<W> words) {
     do detail::scheduler::progress();
     while (!c.template push_delta<W>(dest, id, words.data()));
   }
