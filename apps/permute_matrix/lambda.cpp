@@ -32,18 +32,18 @@ sparse_matrix lambda(const problem& pb) {
     const std::int64_t* cperm;
     double* vals;  // null for a pattern matrix
   };
-  symmetric_array<context> here(1);
-  here[0] = {ptr.data(), cols.data(), pb.col_perm.data(), valued ? vals.data() : nullptr};
+  const symmetric<context> here({ptr.data(), cols.data(), pb.col_perm.data(),
+                                 valued ? vals.data() : nullptr});
   for (std::int64_t l = 0; l < n; ++l)
     for (std::int64_t k = a.row_ptr()[l], r = pb.row_perm[l]; k < a.row_ptr()[l + 1]; ++k) {
       // At the owner of col_perm[j]; then at the new row's owner.
       const std::int64_t j = a.col_idx()[k];
       move.send<0>(pe(j % P), [=, j = j / P, to = r % P, r = r / P,
                                v = valued ? a.values()[k] : 0.0](pe, auto& self) {
-        self.template send<1>(pe(to), [=, c = here[0].cperm[j]] {
-          const std::int64_t at = here[0].ptr[r + 1]++;
-          here[0].cols[at] = c;
-          if (here[0].vals != nullptr) here[0].vals[at] = v;
+        self.template send<1>(pe(to), [=, c = here->cperm[j]] {
+          const std::int64_t at = here->ptr[r + 1]++;
+          here->cols[at] = c;
+          if (here->vals != nullptr) here->vals[at] = v;
         });
       });
     }

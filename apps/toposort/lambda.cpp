@@ -32,19 +32,18 @@ result lambda(const sparse_matrix& a, const sparse_matrix& at) {
     decltype(&topo) self;
     std::int64_t P, me;
   };
-  symmetric_array<context> here(1);
-  here[0] = {rows.data(), &at, &topo, P, this_pe().rank()};
+  const symmetric<context> here({rows.data(), &at, &topo, P, this_pe().rank()});
   // Local row l loses column c, pivoted at level lev; once one column is left, the row (global
   // row g) pivots: that column's other rows lose it in turn. (Passed itself, for its closures.)
   const auto remove = [here](const auto& again, std::int64_t l, std::int64_t c,
                              std::int64_t lev) -> void {
-    const context& x = here[0];
+    const context& x = *here;
     row_state& r = x.rows[l];
     r.level = std::max(r.level, lev + 1);
     r.sum -= c;
     if (--r.left != 1) return;
     x.self->send<0>(pe(r.sum % x.P), [=, g = l * x.P + x.me, c = r.sum, lev = r.level] {
-      const context& y = here[0];
+      const context& y = *here;
       for (const std::int64_t s : y.at->row(c / y.P))
         if (s != g) y.self->send<1>(pe(s % y.P), [=, l = s / y.P] { again(again, l, c, lev); });
     });

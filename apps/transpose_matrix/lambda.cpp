@@ -28,17 +28,16 @@ sparse_matrix lambda(const sparse_matrix& a) {
     std::int64_t *ptr, *cols;
     double* vals;  // null for a pattern matrix
   };
-  symmetric_array<arrays> here(1);
-  here[0] = {ptr.data(), cols.data(), vals.data()};
+  const symmetric<arrays> here({ptr.data(), cols.data(), vals.data()});
   actor<> place;
   for (std::int64_t l = 0; l < a.local_rows(); ++l)
     for (std::int64_t k = a.row_ptr()[l], i = a.global_row(l); k < a.row_ptr()[l + 1]; ++k) {
       const std::int64_t j = a.col_idx()[k];
       const double v = valued ? a.values()[k] : 0.0;
       place.send(pe(j % P), [=, r = j / P] {
-        const std::int64_t at = here[0].ptr[r + 1]++;
-        here[0].cols[at] = i;
-        if (here[0].vals != nullptr) here[0].vals[at] = v;
+        const std::int64_t at = here->ptr[r + 1]++;
+        here->cols[at] = i;
+        if (here->vals != nullptr) here->vals[at] = v;
       });
     }
   place.done();

@@ -53,6 +53,21 @@ class symmetric_array {
   T* data_ = nullptr;
 };
 
+/// One T per PE at the same address on every PE: per-PE state that lambda messages reach. Each
+/// PE constructs it (collectively) with its own value, e.g. the addresses of its arrays; a
+/// closure captures the handle (one pointer, like a symmetric_array) and reads, through `->`,
+/// the value of the PE it runs on. Released like a symmetric_array (a symmetric_scope).
+template <class T>
+class symmetric {
+ public:
+  explicit symmetric(const T& value) : a_(1) { a_[0] = value; }
+  [[nodiscard]] T& operator*() const noexcept { return a_[0]; }
+  [[nodiscard]] T* operator->() const noexcept { return a_.data(); }
+
+ private:
+  symmetric_array<T> a_;
+};
+
 /// Collective: gives the array's memory back to the symmetric heap.
 template <class T>
 void symmetric_free(symmetric_array<T>& a) noexcept {

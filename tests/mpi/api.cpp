@@ -590,6 +590,40 @@ int long_dependent_chain() {
 
 }  // namespace
 
+// A symmetric object is one per PE at the same address; each PE constructs it with its own
+// value, and a closure capturing the handle reads the value of the PE it runs on.
+int symmetric_object() {
+  int failures = 0;
+  struct state {
+    std::int64_t rank;
+    std::int64_t* seen;  // this PE's counts, per sender
+  };
+  mr::symmetric_scope scope;
+  // seen[p]: closures from PE p; seen[P]: closures that read another PE's value.
+  std::vector<std::int64_t> seen(static_cast<std::size_t>(g_pes) + 1, 0);
+  const mr::symmetric<state> here({g_me, seen.data()});
+  static_assert(sizeof here == sizeof(void*) && std::is_trivially_copyable_v<decltype(here)>);
+  EXPECT(here->rank == g_me && (*here).seen == seen.data(), "the value is not this PE's");
+  {
+    mr::actor<> l;
+    const std::int64_t me = g_me, pes = g_pes;
+    for (int p = 0; p < g_pes; ++p)
+      for (int k = 0; k <= p; ++k)  // PE p gets p + 1 closures from every PE
+        l.send(mr::pe(p), [=](mr::pe from) {
+          const bool right = here->rank == mr::this_pe().rank() && from.rank() == me;
+          ++here->seen[right ? me : pes];
+        });
+    l.done();
+    l.wait();
+  }
+  EXPECT(seen.back() == 0, "%lld closures read another PE's value",
+         static_cast<long long>(seen.back()));
+  for (int p = 0; p < g_pes; ++p)
+    EXPECT(seen[static_cast<std::size_t>(p)] == g_me + 1, "PE %d's closures counted %lld, not %d",
+           p, static_cast<long long>(seen[static_cast<std::size_t>(p)]), g_me + 1);
+  return failures;
+}
+
 int main(int argc, char** argv) {
   mr::runtime rt(argc, argv);
   g_me = mr::this_pe().rank();
@@ -609,6 +643,7 @@ int main(int argc, char** argv) {
                           {"conveyor_loops", conveyor_loops},
                           {"symmetric_memory", symmetric_memory},
                           {"symmetric_scope_frees_its_arrays", symmetric_scope_frees_its_arrays},
+                          {"symmetric_object", symmetric_object},
                           {"long_dependent_chain", long_dependent_chain},
                           {"idle_sleep_default", idle_sleep_default}};
   int failed = 0;
