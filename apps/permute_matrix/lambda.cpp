@@ -10,9 +10,8 @@ namespace mailroom::apps::permute_matrix {
 
 sparse_matrix lambda(const problem& pb) {
   const sparse_matrix& a = pb.a;
-  const int P = num_pes();
+  const std::int64_t P = num_pes(), n = a.local_rows();
   const bool valued = transport::allreduce_max(a.has_values()) != 0;  // an empty PE has none
-  const std::int64_t n = a.local_rows();
   symmetric_scope scope;  // frees the symmetric arrays below on return
   // Row r's length lands in ptr[r + 2]; after the scan ptr[r + 1] is where row r starts and
   // serves as its cursor, so that once every nonzero is in, ptr[0..n] is B's row_ptr.
@@ -32,21 +31,19 @@ sparse_matrix lambda(const problem& pb) {
     const std::int64_t* cperm;
     double* vals;  // null for a pattern matrix
   };
-  const symmetric<context> here({ptr.data(), cols.data(), pb.col_perm.data(),
-                                 valued ? vals.data() : nullptr});
+  const symmetric<context> here(
+      {ptr.data(), cols.data(), pb.col_perm.data(), valued ? vals.data() : nullptr});
   for (std::int64_t l = 0; l < n; ++l)
-    for (std::int64_t k = a.row_ptr()[l], r = pb.row_perm[l]; k < a.row_ptr()[l + 1]; ++k) {
+    for (std::int64_t k = a.row_ptr()[l], r = pb.row_perm[l]; k < a.row_ptr()[l + 1]; ++k)
       // At the owner of col_perm[j]; then at the new row's owner.
-      const std::int64_t j = a.col_idx()[k];
-      move.send<0>(pe(j % P), [=, j = j / P, to = r % P, r = r / P,
-                               v = valued ? a.values()[k] : 0.0](pe, auto& self) {
+      move.send<0>(pe(a.col_idx()[k] % P), [=, j = a.col_idx()[k] / P, to = r % P, r = r / P,
+                                            v = valued ? a.values()[k] : 0.0](pe, auto& self) {
         self.template send<1>(pe(to), [=, c = here->cperm[j]] {
           const std::int64_t at = here->ptr[r + 1]++;
           here->cols[at] = c;
           if (here->vals != nullptr) here->vals[at] = v;
         });
       });
-    }
   move.done<0>();
   move.wait();
   return {a.rows(), a.cols(), {ptr.begin(), ptr.begin() + n + 1}, std::move(cols), std::move(vals)};
