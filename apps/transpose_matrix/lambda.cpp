@@ -1,4 +1,4 @@
-// Transpose-matrix, lambda variant: closures capturing symmetric arrays count each column's
+// Transpose-matrix, lambda variant: closures capturing a symmetric array count each column's
 // nonzeros on the owner of that row of A^T, then drop every nonzero into its row there (reaching
 // the arrays through one symmetric handle, so that the closure has 4 words).
 #include "transpose_matrix/transpose_matrix.hpp"
@@ -21,14 +21,13 @@ sparse_matrix lambda(const sparse_matrix& a) {
   count.done();
   count.wait();
   std::inclusive_scan(ptr.begin(), ptr.begin() + n + 2, ptr.begin());
-  const std::int64_t nnz = ptr[n + 1], most = transport::allreduce_max(nnz);
-  symmetric_array<std::int64_t> cols(most);
-  symmetric_array<double> vals = valued ? symmetric_array<double>(most) : symmetric_array<double>();
-  struct arrays {  // behind one symmetric handle: a closure captures one word for them all
+  std::vector<std::int64_t> cols(ptr[n + 1]);
+  std::vector<double> vals(valued ? ptr[n + 1] : 0);
+  struct arrays {  // this PE's, behind one symmetric handle: a closure captures one word for all
     std::int64_t *ptr, *cols;
     double* vals;  // null for a pattern matrix
   };
-  const symmetric<arrays> here({ptr.data(), cols.data(), vals.data()});
+  const symmetric<arrays> here({ptr.data(), cols.data(), valued ? vals.data() : nullptr});
   actor<> place;
   for (std::int64_t l = 0; l < a.local_rows(); ++l)
     for (std::int64_t k = a.row_ptr()[l], i = a.global_row(l); k < a.row_ptr()[l + 1]; ++k) {
@@ -42,9 +41,7 @@ sparse_matrix lambda(const sparse_matrix& a) {
     }
   place.done();
   place.wait();
-  return {a.cols(), a.rows(), {ptr.begin(), ptr.begin() + n + 1},
-          {cols.begin(), cols.begin() + nnz},
-          {vals.begin(), vals.begin() + (valued ? nnz : 0)}};
+  return {a.cols(), a.rows(), {ptr.begin(), ptr.begin() + n + 1}, std::move(cols), std::move(vals)};
 }
 
 }  // namespace mailroom::apps::transpose_matrix
