@@ -33,6 +33,8 @@ conveyor_core::conveyor_core(bool delta_records)
                  "receives (raise the budget, or lower MAILROOM_BUFFER_BYTES)",
                  ex_.live_conveyors(), current_config().budget_bytes, dests(), capacity_,
                  left, ex_.live_conveyors());
+  for (std::size_t w = 1; w <= k_delta_words; ++w)
+    delta_limit_[w] = capacity_ - static_cast<std::uint32_t>(k_delta_run_header + 8 * w);
   // An absent buffer looks full, so the first push for a destination takes the slow path.
   for (std::size_t d = 0; d < dests(); ++d) fill_of(d).used = capacity_;
   id_ = ex_.attach(this);
@@ -66,8 +68,8 @@ bool conveyor_core::make_room(int dest, std::size_t need) noexcept {
     f.used = static_cast<std::uint32_t>(k_header_bytes);
     f.items = 0;
     if (!lanes_.empty()) {  // runs restart
-      lanes_[static_cast<std::size_t>(dest)].st.count_at = 0;
-      lanes_[static_cast<std::size_t>(dest)].st.open = 0;
+      lanes_[static_cast<std::size_t>(dest)].rs.count_at = 0;
+      lanes_[static_cast<std::size_t>(dest)].open = 0;
     }
   }
   MAILROOM_CHECK(f.used + need <= capacity_,
@@ -85,7 +87,8 @@ bool conveyor_core::can_ship(int dest) const noexcept {
 
 void conveyor_core::ship(int dest) noexcept {
   fill& f = fill_of(static_cast<std::size_t>(dest));
-  if (!lanes_.empty()) close_run(f, lanes_[static_cast<std::size_t>(dest)].st);
+  if (!lanes_.empty())
+    close_run(lanes_[static_cast<std::size_t>(dest)], lanes_[static_cast<std::size_t>(dest)].rs);
   auto* h = reinterpret_cast<buffer_header*>(f.buf);
   *h = buffer_header{id_, f.used, f.items, 0};
   sent_to_[static_cast<std::size_t>(dest)] += f.items;

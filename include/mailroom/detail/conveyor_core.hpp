@@ -9,6 +9,7 @@
 
 #include <array>
 #include <bit>
+#include <cstddef>
 #include <cstring>
 #include <deque>
 #include <type_traits>
@@ -94,22 +95,21 @@ class conveyor_core {
     lane& ln = lanes_[static_cast<std::size_t>(dest)];
     fill& f = ln.f;
     std::uint32_t used = f.used;
-    if (MAILROOM_UNLIKELY(used + worst > capacity_)) {
+    if (MAILROOM_UNLIKELY(used > delta_limit_[W])) {
       if (!make_room(dest, worst)) return false;
       used = f.used;
     }
-    delta_state& st = ln.st;
     bool put = false;
     if constexpr (W <= k_unrolled_delta_words) {
       // One path per set of varying words, its compares and stores unrolled, chosen by one
       // jump on the open run's key less this tag's address: the set if the open run is of this
       // tag, out of range (a new run) if not (the set rarely changes: a well predicted jump).
       static_assert(k_unrolled_delta_words <= 5, "one case below per set of 5 words");
-      switch (st.open - key_of(tag)) {
+      switch (ln.open - key_of(tag)) {
 #define MAILROOM_VARY_CASE(v)                            \
   case v:                                                \
     if constexpr ((v) < (1u << W))                       \
-      put = put_record<W, (v)>(f, used, st, words);      \
+      put = put_record<W, (v)>(ln, used, words);         \
     break;
 #define MAILROOM_VARY_CASES(b)                                                     \
   MAILROOM_VARY_CASE(b + 0u) MAILROOM_VARY_CASE(b + 1u) MAILROOM_VARY_CASE(b + 2u) \
@@ -124,14 +124,15 @@ class conveyor_core {
         default:
           break;
       }
-    } else if (MAILROOM_LIKELY(st.open == key_of(tag))) {
-      put = put_record_any<W>(f, st, words);
+    } else if (MAILROOM_LIKELY(ln.open == key_of(tag))) {
+      put = put_record_any<W>(f, ln.rs, words);
     }
     if (MAILROOM_UNLIKELY(!put)) {
+      run_state& rs = ln.rs;
       if constexpr (W <= k_unrolled_delta_words)
-        with_words<W>(words, [&](auto... w) { open_and_put_words<W>(f, st, tag, w...); });
+        with_words<W>(words, [&](auto... w) { open_and_put_words<W>(ln, rs, tag, w...); });
       else
-        open_and_put<W>(f, st, tag, words_of<W>(words));
+        open_and_put<W>(ln, rs, tag, words_of<W>(words));
     }
     ++f.items;
     return true;
@@ -170,8 +171,7 @@ class conveyor_core {
     if (MAILROOM_UNLIKELY(f.used + worst > capacity_)) {
       if (!make_room(dest, worst)) return false;
     }
-    delta_state& st = ln.st;
-    if (st.open != key_of(tag)) open_run(f, st, tag);
+    if (ln.open != key_of(tag)) open_run(ln, ln.rs, tag);
     ++f.items;
     std::memcpy(f.buf + f.used, payload, N);
     f.used += static_cast<std::uint32_t>(Stride);
@@ -217,11 +217,10 @@ class conveyor_core {
     std::uint32_t used = 0;
     std::uint32_t items = 0;
   };
-  struct delta_state {
-    /// The open run's key: its tag's address, plus its set of varying words for records of up
-    /// to k_unrolled_delta_words words (below k_tag_align); 0: no run open.
-    std::uintptr_t open = 0;
-    std::uint64_t base[k_delta_words] = {};  ///< the open run's first record
+  // The rest of a destination's run state: read when a run opens or closes, and by the sends of
+  // larger records.
+  struct alignas(64) run_state {
+    std::uint64_t base[k_delta_words] = {};  ///< the open run's first record (larger records)
     std::uintptr_t last = 0;                 ///< the address of the last run's tag
     std::uint32_t count_at = 0;       ///< offset of the open run's count in the buffer; 0: no run
     std::uint32_t items_before = 0;   ///< the buffer's items when the run opened
@@ -229,30 +228,46 @@ class conveyor_core {
     std::uint32_t varying = 0;        ///< how many (the bits set in `vary`)
     std::uint8_t pos[k_delta_words] = {};  ///< positions: the varying words, then the constant
   };
-  // A destination of a delta-record conveyor: its buffer and its runs side by side, so that a
-  // send reaches both through one index, and the buffer, the open run's key and the first words
-  // of its record share the first cache line.
+  // A destination of a delta-record conveyor, as a send of a record of up to
+  // k_unrolled_delta_words words sees it: its buffer, the open run's key and the run's first
+  // record, in its first cache line.
   struct alignas(64) lane {
     fill f;
-    delta_state st;
+    /// The open run's key: its tag's address, plus its set of varying words for records of up
+    /// to k_unrolled_delta_words words (below k_tag_align); 0: no run open.
+    std::uintptr_t open = 0;
+    std::uint64_t base[k_unrolled_delta_words] = {};  ///< the open run's first record
+    // The second to fourth cache lines: the rest of the run state (a lane of 256 bytes, so that
+    // a lane index is one shift).
+    alignas(64) run_state rs;
   };
+  static_assert(offsetof(lane, rs) == 64 && sizeof(lane) == 256);
+  // Where the open run's first record is kept for records of W words.
+  template <std::size_t W>
+  static std::uint64_t* base_of(lane& ln, run_state& rs) noexcept {
+    if constexpr (W <= k_unrolled_delta_words)
+      return ln.base;
+    else
+      return rs.base;
+  }
   // Writes the open run's count (its records are the buffer's items since it opened): once per
   // run, not per record.
-  static void close_run(fill& f, delta_state& st) noexcept {
-    if (st.count_at == 0) return;
-    const std::uint32_t count = f.items - st.items_before;
-    std::memcpy(f.buf + st.count_at, &count, 4);
-    st.count_at = 0;
-    st.open = 0;
+  static void close_run(lane& ln, run_state& rs) noexcept {
+    if (rs.count_at == 0) return;
+    const std::uint32_t count = ln.f.items - rs.items_before;
+    std::memcpy(ln.f.buf + rs.count_at, &count, 4);
+    rs.count_at = 0;
+    ln.open = 0;
   }
   // Starts a run [tag][count] at the end of the buffer, closing the one before.
-  static void open_run(fill& f, delta_state& st, const std::uint32_t& tag) noexcept {
-    close_run(f, st);
+  static void open_run(lane& ln, run_state& rs, const std::uint32_t& tag) noexcept {
+    close_run(ln, rs);
+    fill& f = ln.f;
     std::memcpy(f.buf + f.used, &tag, 4);
-    st.open = key_of(tag);
-    st.last = key_of(tag);
-    st.count_at = f.used + 4;
-    st.items_before = f.items;
+    ln.open = key_of(tag);
+    rs.last = key_of(tag);
+    rs.count_at = f.used + 4;
+    rs.items_before = f.items;
     f.used += 8;
   }
   static std::uintptr_t key_of(const std::uint32_t& tag) noexcept {
@@ -278,14 +293,14 @@ class conveyor_core {
   // Appends a record to the open run whose varying words are V; false (nothing written) if one
   // of its constant words differs.
   template <std::size_t W, std::size_t V>
-  static bool put_record(fill& f, std::uint32_t used, const delta_state& st,
-                         const void* words) noexcept {
+  static bool put_record(lane& ln, std::uint32_t used, const void* words) noexcept {
     const bool same = [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return ((((V >> K) & 1u) != 0 || word_at(words, K) == st.base[K]) && ...);
+      return ((((V >> K) & 1u) != 0 || word_at(words, K) == ln.base[K]) && ...);
     }
     (std::make_index_sequence<W>{});
     if (MAILROOM_UNLIKELY(!same)) return false;
     constexpr std::uint32_t bytes = 8 * std::popcount(V);
+    fill& f = ln.f;
     std::byte* out = f.buf + used;
     f.used = used + bytes;  // before the stores, which may alias anything (std::byte)
     [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -298,7 +313,7 @@ class conveyor_core {
   // one path per number of varying words NV, its compares and copies unrolled, reading the
   // words at the positions the run listed when it opened (an index load more per word).
   template <std::size_t W, std::size_t NV>
-  static bool put_counted(fill& f, const delta_state& st, const void* words) noexcept {
+  static bool put_counted(fill& f, const run_state& st, const void* words) noexcept {
     const bool same = [&]<std::size_t... J>(std::index_sequence<J...>) {
       return ((word_at(words, st.pos[NV + J]) == st.base[st.pos[NV + J]]) && ...);
     }
@@ -319,7 +334,7 @@ class conveyor_core {
     return true;
   }
   template <std::size_t W>
-  static bool put_record_any(fill& f, const delta_state& st, const void* words) noexcept {
+  static bool put_record_any(fill& f, const run_state& st, const void* words) noexcept {
     MAILROOM_ASSERT(st.varying <= W);
     return [&]<std::size_t... NV>(std::index_sequence<NV...>) {
       bool put = false;
@@ -334,18 +349,18 @@ class conveyor_core {
   // The slow path: opens a run whose constant words are the record's, and appends the record.
   // It takes the words by value, so that the fast path's words need not live in memory.
   template <std::size_t W>
-  [[gnu::noinline]] static void open_and_put(fill& f, delta_state& st, const std::uint32_t& tag,
+  [[gnu::noinline]] static void open_and_put(lane& ln, run_state& rs, const std::uint32_t& tag,
                                              record_words<W> c) noexcept {
-    open_delta_run<W>(f, st, tag, c.data());
-    put_varying(f, st, c.data());
+    open_delta_run<W>(ln, rs, tag, c.data());
+    put_varying(ln.f, rs, c.data());
   }
   template <std::size_t W, class... Word>
-  [[gnu::noinline]] static void open_and_put_words(fill& f, delta_state& st,
+  [[gnu::noinline]] static void open_and_put_words(lane& ln, run_state& rs,
                                                    const std::uint32_t& tag, Word... w) noexcept {
-    open_and_put<W>(f, st, tag, record_words<W>{w...});
+    open_and_put<W>(ln, rs, tag, record_words<W>{w...});
   }
   // Appends the record's varying words.
-  static void put_varying(fill& f, const delta_state& st, const void* words) noexcept {
+  static void put_varying(fill& f, const run_state& st, const void* words) noexcept {
     std::byte* out = f.buf + f.used;
     for (std::uint32_t j = 0; j < st.varying; ++j)
       std::memcpy(out + 8 * j, word_ptr(words, st.pos[j]), 8);
@@ -356,21 +371,23 @@ class conveyor_core {
   // have just changed unless the run was long (they change rarely); another tag starts with
   // none.
   template <std::size_t W>
-  static void open_delta_run(fill& f, delta_state& st, const std::uint32_t& tag,
+  static void open_delta_run(lane& ln, run_state& st, const std::uint32_t& tag,
                              const void* words) noexcept {
     MAILROOM_ASSERT(key_of(tag) % k_tag_align == 0);
+    fill& f = ln.f;
+    std::uint64_t* base = base_of<W>(ln, st);
     std::uint32_t vary = 0;
     if (st.last == key_of(tag)) {
       vary = st.vary;
       if (st.count_at != 0 && f.items - st.items_before < k_settled_run)
         for (std::size_t k = 0; k < W; ++k)
-          vary |= static_cast<std::uint32_t>(word_at(words, k) != st.base[k]) << k;
+          vary |= static_cast<std::uint32_t>(word_at(words, k) != base[k]) << k;
     }
-    close_run(f, st);
+    close_run(ln, st);
     std::byte* h = f.buf + f.used;
     const std::uint32_t header[4] = {tag, 0, vary, 0};
     std::memcpy(h, header, sizeof header);
-    st.open = key_of(tag) + (W <= k_unrolled_delta_words ? vary : 0);
+    ln.open = key_of(tag) + (W <= k_unrolled_delta_words ? vary : 0);
     st.last = key_of(tag);
     st.count_at = f.used + 4;
     st.items_before = f.items;
@@ -379,7 +396,7 @@ class conveyor_core {
     std::byte* out = h + k_delta_run_header;
     std::size_t v = 0, c = st.varying;
     for (std::size_t k = 0; k < W; ++k) {
-      st.base[k] = word_at(words, k);
+      base[k] = word_at(words, k);
       if (((vary >> k) & 1u) != 0) {
         st.pos[v++] = static_cast<std::uint8_t>(k);
       } else {
@@ -401,6 +418,10 @@ class conveyor_core {
   int me_;
   std::vector<fill> fills_;  // per destination (typed conveyors; empty with delta records)
   std::vector<lane> lanes_;  // per destination (delta-record conveyors; empty otherwise)
+  /// Per record size W, the most a buffer may hold before a push_delta of W words, which may
+  /// open a run (capacity less the worst case of k_delta_run_header + 8 W bytes): one compare
+  /// against a member on the fast path.
+  std::array<std::uint32_t, k_delta_words + 1> delta_limit_{};
   [[nodiscard]] std::size_t dests() const noexcept { return fills_.size() + lanes_.size(); }
   fill& fill_of(std::size_t dest) noexcept {
     return lanes_.empty() ? fills_[dest] : lanes_[dest].f;
