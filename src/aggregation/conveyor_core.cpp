@@ -33,6 +33,7 @@ conveyor_core::conveyor_core(bool delta_records)
                  "receives (raise the budget, or lower MAILROOM_BUFFER_BYTES)",
                  ex_.live_conveyors(), current_config().budget_bytes, dests(), capacity_,
                  left, ex_.live_conveyors());
+  MAILROOM_ASSERT(capacity_ >= k_header_bytes + k_delta_run_header + 8 * k_delta_words);
   for (std::size_t w = 1; w <= k_delta_words; ++w)
     delta_limit_[w] = capacity_ - static_cast<std::uint32_t>(k_delta_run_header + 8 * w);
   // An absent buffer looks full, so the first push for a destination takes the slow path.
@@ -87,8 +88,7 @@ bool conveyor_core::can_ship(int dest) const noexcept {
 
 void conveyor_core::ship(int dest) noexcept {
   fill& f = fill_of(static_cast<std::size_t>(dest));
-  if (!lanes_.empty())
-    close_run(lanes_[static_cast<std::size_t>(dest)], lanes_[static_cast<std::size_t>(dest)].rs);
+  if (!lanes_.empty()) close_run(lanes_[static_cast<std::size_t>(dest)]);
   auto* h = reinterpret_cast<buffer_header*>(f.buf);
   *h = buffer_header{id_, f.used, f.items, 0};
   sent_to_[static_cast<std::size_t>(dest)] += f.items;

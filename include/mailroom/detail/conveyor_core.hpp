@@ -125,14 +125,13 @@ class conveyor_core {
           break;
       }
     } else if (MAILROOM_LIKELY(ln.open == key_of(tag))) {
-      put = put_record_any<W>(f, ln.rs, words);
+      put = put_record_any<W>(ln, words);
     }
     if (MAILROOM_UNLIKELY(!put)) {
-      run_state& rs = ln.rs;
       if constexpr (W <= k_unrolled_delta_words)
-        with_words<W>(words, [&](auto... w) { open_and_put_words<W>(ln, rs, tag, w...); });
+        with_words<W>(words, [&](auto... w) { open_and_put_words<W>(ln, tag, w...); });
       else
-        open_and_put<W>(ln, rs, tag, words_of<W>(words));
+        open_and_put<W>(ln, tag, words_of<W>(words));
     }
     ++f.items;
     return true;
@@ -171,7 +170,7 @@ class conveyor_core {
     if (MAILROOM_UNLIKELY(f.used + worst > capacity_)) {
       if (!make_room(dest, worst)) return false;
     }
-    if (ln.open != key_of(tag)) open_run(ln, ln.rs, tag);
+    if (ln.open != key_of(tag)) open_run(ln, tag);
     ++f.items;
     std::memcpy(f.buf + f.used, payload, N);
     f.used += static_cast<std::uint32_t>(Stride);
@@ -244,15 +243,16 @@ class conveyor_core {
   static_assert(offsetof(lane, rs) == 64 && sizeof(lane) == 256);
   // Where the open run's first record is kept for records of W words.
   template <std::size_t W>
-  static std::uint64_t* base_of(lane& ln, run_state& rs) noexcept {
+  static std::uint64_t* base_of(lane& ln) noexcept {
     if constexpr (W <= k_unrolled_delta_words)
       return ln.base;
     else
-      return rs.base;
+      return ln.rs.base;
   }
   // Writes the open run's count (its records are the buffer's items since it opened): once per
   // run, not per record.
-  static void close_run(lane& ln, run_state& rs) noexcept {
+  static void close_run(lane& ln) noexcept {
+    run_state& rs = ln.rs;
     if (rs.count_at == 0) return;
     const std::uint32_t count = ln.f.items - rs.items_before;
     std::memcpy(ln.f.buf + rs.count_at, &count, 4);
@@ -260,9 +260,10 @@ class conveyor_core {
     ln.open = 0;
   }
   // Starts a run [tag][count] at the end of the buffer, closing the one before.
-  static void open_run(lane& ln, run_state& rs, const std::uint32_t& tag) noexcept {
-    close_run(ln, rs);
+  static void open_run(lane& ln, const std::uint32_t& tag) noexcept {
+    close_run(ln);
     fill& f = ln.f;
+    run_state& rs = ln.rs;
     std::memcpy(f.buf + f.used, &tag, 4);
     ln.open = key_of(tag);
     rs.last = key_of(tag);
@@ -315,9 +316,10 @@ class conveyor_core {
   // one path per number of varying words NV, its compares and copies unrolled, reading the
   // words at the positions the run listed when it opened (an index load more per word).
   template <std::size_t W, std::size_t NV>
-  static bool put_counted(fill& f, const run_state& st, const void* words) noexcept {
+  static bool put_counted(lane& ln, const void* words) noexcept {
+    const run_state& rs = ln.rs;
     const bool same = [&]<std::size_t... J>(std::index_sequence<J...>) {
-      return ((word_at(words, st.pos[NV + J]) == st.base[st.pos[NV + J]]) && ...);
+      return ((word_at(words, rs.pos[NV + J]) == rs.base[rs.pos[NV + J]]) && ...);
     }
     (std::make_index_sequence<W - NV>{});
     if (MAILROOM_UNLIKELY(!same)) return false;
@@ -326,9 +328,10 @@ class conveyor_core {
     if constexpr (NV > 0) {
       std::uint64_t v[NV];
       [&]<std::size_t... J>(std::index_sequence<J...>) {
-        ((v[J] = word_at(words, st.pos[J])), ...);
+        ((v[J] = word_at(words, rs.pos[J])), ...);
       }
       (std::make_index_sequence<NV>{});
+      fill& f = ln.f;
       std::byte* out = f.buf + f.used;
       f.used += static_cast<std::uint32_t>(sizeof v);
       std::memcpy(out, v, sizeof v);
@@ -336,13 +339,13 @@ class conveyor_core {
     return true;
   }
   template <std::size_t W>
-  static bool put_record_any(fill& f, const run_state& st, const void* words) noexcept {
-    MAILROOM_ASSERT(st.varying <= W);
+  static bool put_record_any(lane& ln, const void* words) noexcept {
+    MAILROOM_ASSERT(ln.rs.varying <= W);
     return [&]<std::size_t... NV>(std::index_sequence<NV...>) {
       bool put = false;
       // The open run is of this record's tag, so at most W of its words vary: one of the
       // cases matches (no range check before the jump).
-      if (!((st.varying == NV && (put = put_counted<W, NV>(f, st, words), true)) || ...))
+      if (!((ln.rs.varying == NV && (put = put_counted<W, NV>(ln, words), true)) || ...))
         __builtin_unreachable();
       return put;
     }
@@ -351,58 +354,60 @@ class conveyor_core {
   // The slow path: opens a run whose constant words are the record's, and appends the record.
   // It takes the words by value, so that the fast path's words need not live in memory.
   template <std::size_t W>
-  [[gnu::noinline]] static void open_and_put(lane& ln, run_state& rs, const std::uint32_t& tag,
+  [[gnu::noinline]] static void open_and_put(lane& ln, const std::uint32_t& tag,
                                              record_words<W> c) noexcept {
-    open_delta_run<W>(ln, rs, tag, c.data());
-    put_varying(ln.f, rs, c.data());
+    open_delta_run<W>(ln, tag, c.data());
+    put_varying(ln, c.data());
   }
   template <std::size_t W, class... Word>
-  [[gnu::noinline]] static void open_and_put_words(lane& ln, run_state& rs,
-                                                   const std::uint32_t& tag, Word... w) noexcept {
-    open_and_put<W>(ln, rs, tag, record_words<W>{w...});
+  [[gnu::noinline]] static void open_and_put_words(lane& ln, const std::uint32_t& tag,
+                                                   Word... w) noexcept {
+    open_and_put<W>(ln, tag, record_words<W>{w...});
   }
   // Appends the record's varying words.
-  static void put_varying(fill& f, const run_state& st, const void* words) noexcept {
+  static void put_varying(lane& ln, const void* words) noexcept {
+    fill& f = ln.f;
+    const run_state& rs = ln.rs;
     std::byte* out = f.buf + f.used;
-    for (std::uint32_t j = 0; j < st.varying; ++j)
-      std::memcpy(out + 8 * j, word_ptr(words, st.pos[j]), 8);
-    f.used += 8 * st.varying;
+    for (std::uint32_t j = 0; j < rs.varying; ++j)
+      std::memcpy(out + 8 * j, word_ptr(words, rs.pos[j]), 8);
+    f.used += 8 * rs.varying;
   }
   // Opens a run of push_delta records whose constant words are those of `words`, closing the
   // one before. The varying words are learnt: the same tag keeps its set, plus the words that
   // have just changed unless the run was long (they change rarely); another tag starts with
   // none.
   template <std::size_t W>
-  static void open_delta_run(lane& ln, run_state& st, const std::uint32_t& tag,
-                             const void* words) noexcept {
+  static void open_delta_run(lane& ln, const std::uint32_t& tag, const void* words) noexcept {
     MAILROOM_ASSERT(key_of(tag) % k_tag_align == 0);
     fill& f = ln.f;
-    std::uint64_t* base = base_of<W>(ln, st);
+    run_state& rs = ln.rs;
+    std::uint64_t* base = base_of<W>(ln);
     std::uint32_t vary = 0;
-    if (st.last == key_of(tag)) {
-      vary = st.vary;
-      if (st.count_at != 0 && f.items - st.items_before < k_settled_run)
+    if (rs.last == key_of(tag)) {
+      vary = rs.vary;
+      if (rs.count_at != 0 && f.items - rs.items_before < k_settled_run)
         for (std::size_t k = 0; k < W; ++k)
           vary |= static_cast<std::uint32_t>(word_at(words, k) != base[k]) << k;
     }
-    close_run(ln, st);
+    close_run(ln);
     std::byte* h = f.buf + f.used;
     const std::uint32_t header[4] = {tag, 0, vary, 0};
     std::memcpy(h, header, sizeof header);
     ln.open = key_of(tag) + (W <= k_unrolled_delta_words ? vary : 0);
-    st.last = key_of(tag);
-    st.count_at = f.used + 4;
-    st.items_before = f.items;
-    st.vary = vary;
-    st.varying = static_cast<std::uint32_t>(std::popcount(vary));
+    rs.last = key_of(tag);
+    rs.count_at = f.used + 4;
+    rs.items_before = f.items;
+    rs.vary = vary;
+    rs.varying = static_cast<std::uint32_t>(std::popcount(vary));
     std::byte* out = h + k_delta_run_header;
-    std::size_t v = 0, c = st.varying;
+    std::size_t v = 0, c = rs.varying;
     for (std::size_t k = 0; k < W; ++k) {
       base[k] = word_at(words, k);
       if (((vary >> k) & 1u) != 0) {
-        st.pos[v++] = static_cast<std::uint8_t>(k);
+        rs.pos[v++] = static_cast<std::uint8_t>(k);
       } else {
-        st.pos[c++] = static_cast<std::uint8_t>(k);
+        rs.pos[c++] = static_cast<std::uint8_t>(k);
         std::memcpy(out, word_ptr(words, k), 8);
         out += 8;
       }
