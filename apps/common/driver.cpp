@@ -72,16 +72,22 @@ std::string hostname() {
   std::exit(2);
 }
 
+// The round trip between PE 0 and the last PE before and after the timed repetitions.
+struct round_trips {
+  double before_s = 0, after_s = 0;
+};
+
 void write_json(const settings& st, const app_info& app, const sizes& sz,
                 const std::vector<variant_result>& results, std::int64_t rss,
-                std::int64_t pool_peak) {
+                std::int64_t pool_peak, const round_trips& rt) {
   using nlohmann::json;
   json j;
   j["app"] = app.name;
   j["machine"] = {{"hostname", hostname()},
                   {"cores", std::thread::hardware_concurrency()},
                   {"mpi", transport::library_version()},
-                  {"nodes", transport::layout().nodes}};
+                  {"nodes", transport::layout().nodes},
+                  {"round_trip_us", {{"before", rt.before_s * 1e6}, {"after", rt.after_s * 1e6}}}};
   j["pes"] = num_pes();
   j["sizes"] = {{"ops_per_pe", sz.n}, {"table_per_pe", sz.table_per_pe}};
   j["seed"] = sz.seed;
@@ -241,6 +247,8 @@ int run_driver(int argc, char** argv) {
   std::vector<variant_result> results;
   for (const auto& v : st.variants) results.push_back({v, {}, true});
   const std::size_t nv = results.size();
+  round_trips trips;
+  trips.before_s = transport::round_trip_seconds();
   for (int rep = 0; rep < st.reps; ++rep) {
     for (std::size_t k = 0; k < nv; ++k) {
       variant_result& r = results[(static_cast<std::size_t>(rep) + k) % nv];
@@ -258,6 +266,7 @@ int run_driver(int argc, char** argv) {
                      r.name.c_str(), rep + 1, st.reps, dt);
     }
   }
+  trips.after_s = transport::round_trip_seconds();
   const std::int64_t rss = transport::allreduce_max(peak_rss_bytes());
   const auto pool = transport::allreduce_max(
       static_cast<std::int64_t>(detail::exchange::get().peak_pool_bytes()));
@@ -268,7 +277,11 @@ int run_driver(int argc, char** argv) {
         "slowest PE each\n",
         static_cast<double>(rss) / (1 << 20), static_cast<double>(pool) / (1 << 20),
         static_cast<double>(current_config().budget_bytes) / (1 << 20));
-    if (!st.json.empty()) write_json(st, *app, sz, results, rss, pool);
+    if (num_pes() > 1)
+      fmt::print("round trip PE 0 <-> PE {}: {:.2f} us before, {:.2f} us after (the machine's "
+                 "state: compare runs that agree)\n",
+                 num_pes() - 1, trips.before_s * 1e6, trips.after_s * 1e6);
+    if (!st.json.empty()) write_json(st, *app, sz, results, rss, pool, trips);
   }
   bench.reset();
   const bool all_passed =

@@ -40,6 +40,11 @@ double allreduce_max_double(double v);
 /// out[0..block) = sum over PEs of in[rank()*block .. (rank()+1)*block); in has size()*block.
 void reduce_scatter_sum(const std::int64_t* in, std::int64_t* out, std::size_t block);
 void broadcast(void* data, std::size_t bytes, int root);
+/// The round trip of an empty message between PE 0 and the last PE, in seconds: the median of
+/// `batches` batches of 200 (collective; every PE gets it; 0 with one PE). What tells the state
+/// of a shared machine: two virtual CPUs far apart on the host take several times as long as two
+/// close ones, and programs that communicate slow down unevenly then (docs/design.md).
+double round_trip_seconds(int batches = 5);
 
 /// All-to-all exchange of one int per PE pair (send[p] goes to PE p; recv[p] came from PE p).
 void alltoall(const int* send, int* recv);

@@ -4,9 +4,11 @@
 #include "common/hooks.hpp"
 #include "transport/mpi_check.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace mailroom::transport {
 
@@ -128,6 +130,34 @@ void broadcast(void* data, std::size_t bytes, int root) {
   MAILROOM_CHECK(bytes <= static_cast<std::size_t>(std::numeric_limits<int>::max()),
                  "broadcast of {} bytes: MPI counts are ints; send it in parts", bytes);
   MAILROOM_MPI(MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, root, MPI_COMM_WORLD));
+}
+
+double round_trip_seconds(int batches) {
+  MAILROOM_CHECK(batches >= 1, "round_trip_seconds: {} batches (give at least one)", batches);
+  const int last = size() - 1;
+  if (last == 0) return 0;
+  constexpr int k_exchanges = 200;
+  constexpr int k_tag = 0x6d72;  // no other traffic of the world communicator is point to point
+  std::vector<double> per_batch;
+  for (int b = 0; b < batches; ++b) {
+    barrier();
+    const double t0 = wtime();
+    char byte = 0;
+    for (int i = 0; i < k_exchanges; ++i) {
+      if (rank() == 0) {
+        MAILROOM_MPI(MPI_Send(&byte, 0, MPI_BYTE, last, k_tag, MPI_COMM_WORLD));
+        MAILROOM_MPI(MPI_Recv(&byte, 0, MPI_BYTE, last, k_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      } else if (rank() == last) {
+        MAILROOM_MPI(MPI_Recv(&byte, 0, MPI_BYTE, 0, k_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        MAILROOM_MPI(MPI_Send(&byte, 0, MPI_BYTE, 0, k_tag, MPI_COMM_WORLD));
+      }
+    }
+    per_batch.push_back((wtime() - t0) / k_exchanges);
+  }
+  std::sort(per_batch.begin(), per_batch.end());
+  double median = per_batch[per_batch.size() / 2];
+  MAILROOM_MPI(MPI_Bcast(&median, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+  return median;
 }
 
 }  // namespace mailroom::transport

@@ -52,6 +52,12 @@ int main(int argc, char** argv) {
   expect(j["machine"].value("cores", 0) >= 1, "machine.cores is not positive");
   expect(j["machine"].value("mpi", "").find("MPI") != std::string::npos,
          "machine.mpi does not name the MPI library");
+  for (const char* when : {"before", "after"}) {
+    const double us = j["machine"]["round_trip_us"].value(when, -1.0);
+    expect(pes > 1 ? us > 0 : us == 0,
+           std::string("machine.round_trip_us.") + when + " is not " +
+               (pes > 1 ? "positive" : "0 (one PE)"));
+  }
   expect(j["sizes"].value("ops_per_pe", 0LL) > 0, "sizes.ops_per_pe is not positive");
   expect(j["sizes"].value("table_per_pe", 0LL) > 0, "sizes.table_per_pe is not positive");
   expect(j["memory"].value("peak_rss_bytes_max_pe", 0LL) > 0, "peak RSS missing");
