@@ -278,8 +278,8 @@ int run_driver(int argc, char** argv) {
         static_cast<double>(rss) / (1 << 20), static_cast<double>(pool) / (1 << 20),
         static_cast<double>(current_config().budget_bytes) / (1 << 20));
     if (num_pes() > 1)
-      fmt::print("round trip PE 0 <-> PE {}: {:.2f} us before, {:.2f} us after (the machine's "
-                 "state: compare runs that agree)\n",
+      fmt::print("round trip PE 0 <-> PE {}: {:.2f} us before, {:.2f} us after (compare runs "
+                 "whose round trips agree)\n",
                  num_pes() - 1, trips.before_s * 1e6, trips.after_s * 1e6);
     if (!st.json.empty()) write_json(st, *app, sz, results, rss, pool, trips);
   }
