@@ -143,7 +143,10 @@ void conveyor_core::pop_front() noexcept {
   arrivals_.pop_front();
   processed_items_ += a.header().items;
   ex_.release(a.buf);
-  if (a.source != me_) ex_.acknowledge(a.source, id_);
+  if (a.source != me_) {
+    ex_.acknowledge(a.source, id_);
+    ex_.flush_acks();
+  }
 }
 
 void conveyor_core::close() noexcept {

@@ -61,8 +61,12 @@ class exchange final : public transport::channel_sink {
   /// Sends a full buffer to `dest` (a remote PE); the conveyor holds a credit for it.
   void send(int dest, std::byte* buf);
   /// Queues the acknowledgement of one handled buffer of conveyor `id` from `source`; it is sent
-  /// (coalesced per source) at the next progress().
+  /// (coalesced per source) at the next progress() or flush_acks().
   void acknowledge(int source, std::uint32_t id);
+  /// Sends the queued acknowledgements now.
+  void flush_acks() {
+    if (!ack_sources_.empty()) send_acks();
+  }
   /// Conveyors report buffers entering (+1) and leaving (-1) their credit backlogs.
   void backlog_changed(int delta) noexcept { backlogged_ += delta; }
   /// True when no buffer of this PE waits for a credit.
