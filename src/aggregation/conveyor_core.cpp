@@ -143,10 +143,7 @@ void conveyor_core::pop_front() noexcept {
   arrivals_.pop_front();
   processed_items_ += a.header().items;
   ex_.release(a.buf);
-  if (a.source != me_) {
-    ex_.acknowledge(a.source, id_);
-    ex_.flush_acks();
-  }
+  if (a.source != me_) ex_.acknowledge(a.source, id_);
 }
 
 void conveyor_core::close() noexcept {

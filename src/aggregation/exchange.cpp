@@ -41,8 +41,7 @@ exchange::exchange(const config& cfg)
       reserved_(cfg.receives_posted * capacity_),
       idle_sleep_ns_(cfg.idle_sleep_ns),
       me_(transport::rank()),
-      pes_(transport::size()),
-      acks_(static_cast<std::size_t>(pes_)) {
+      pes_(transport::size()) {
   MAILROOM_CHECK(cfg.receives_posted * capacity_ <= budget_,
                  "MAILROOM_BUDGET_BYTES={} cannot hold the {} posted receives of {} bytes (raise "
                  "the budget or lower MAILROOM_BUFFER_BYTES)",
@@ -53,7 +52,6 @@ exchange::exchange(const config& cfg)
 
 exchange::~exchange() {
   // Everything has terminated; let what is still in flight (acknowledgements) complete.
-  send_acks();
   while (channel_->sends_in_flight() > 0) channel_->poll();
   channel_.reset();
   for (auto& [id, list] : early_)
@@ -122,24 +120,11 @@ void exchange::send(int dest, std::byte* buf) {
 }
 
 void exchange::acknowledge(int source, std::uint32_t id) {
-  auto& list = acks_[static_cast<std::size_t>(source)];
-  if (list.empty()) ack_sources_.push_back(source);
-  list.push_back(id);
-}
-
-void exchange::send_acks() {
-  for (int source : ack_sources_) {
-    auto& list = acks_[static_cast<std::size_t>(source)];
-    channel_->send_acks(source, list.data(), list.size());
-    list.clear();
-  }
-  ack_sources_.clear();
+  channel_->send_acks(source, &id, 1);
 }
 
 bool exchange::progress() {
-  const int n = channel_->poll();
-  if (!ack_sources_.empty()) send_acks();
-  return n > 0;
+  return channel_->poll() > 0;
 }
 
 void exchange::sent(void* cookie) noexcept { release(static_cast<std::byte*>(cookie)); }

@@ -60,13 +60,9 @@ class exchange final : public transport::channel_sink {
 
   /// Sends a full buffer to `dest` (a remote PE); the conveyor holds a credit for it.
   void send(int dest, std::byte* buf);
-  /// Queues the acknowledgement of one handled buffer of conveyor `id` from `source`; it is sent
-  /// (coalesced per source) at the next progress() or flush_acks().
+  /// Acknowledges one handled buffer of conveyor `id` from `source`, at once: a sender waiting
+  /// for the credit must not wait for this PE's next progress call (docs/design.md, credits).
   void acknowledge(int source, std::uint32_t id);
-  /// Sends the queued acknowledgements now.
-  void flush_acks() {
-    if (!ack_sources_.empty()) send_acks();
-  }
   /// Conveyors report buffers entering (+1) and leaving (-1) their credit backlogs.
   void backlog_changed(int delta) noexcept { backlogged_ += delta; }
   /// True when no buffer of this PE waits for a credit.
@@ -102,7 +98,6 @@ class exchange final : public transport::channel_sink {
   void received(int source, std::byte* data, std::size_t bytes) noexcept override;
   std::byte* fresh_buffer() noexcept override { return acquire(); }
   void acknowledged(int source, const std::uint32_t* ids, std::size_t n) noexcept override;
-  void send_acks();
   void sleep_idle() const noexcept;
 
   static exchange* instance_;
@@ -118,8 +113,6 @@ class exchange final : public transport::channel_sink {
   long backlogged_ = 0;
   std::vector<conveyor_core*> conveyors_;  // indexed by id; null once detached
   std::unordered_map<std::uint32_t, std::vector<std::pair<int, std::byte*>>> early_;
-  std::vector<std::vector<std::uint32_t>> acks_;  // per source PE
-  std::vector<int> ack_sources_;                   // sources with acks queued
   std::uint32_t next_id_ = 0;
   std::size_t live_ = 0;
   std::unique_ptr<transport::channel> channel_;
