@@ -1,7 +1,8 @@
 // The rest of the public API, one check each: finish, yield, actors with erased handlers, mixed
 // lambda types, destructors, messages that arrive before the local constructor ran, standalone
-// conveyor loops, symmetric memory and its scopes, a long chain of dependent messages, and the
-// idle-sleep default. Every check runs; the program fails if any did.
+// conveyor loops, symmetric memory and its scopes, a long chain of dependent messages, handlers
+// with state of their own, and the idle-sleep default. Every check runs; the program fails if any
+// did.
 #include <mailroom/mailroom.hpp>
 
 #include "mpi_check.hpp"
@@ -588,6 +589,41 @@ int long_dependent_chain() {
   return failures;
 }
 
+// A handler may keep state of its own between messages: a mutable lambda (the runtime calls it
+// in place) and an assignable functor (the runtime may call a copy for a buffer and assign it
+// back). Its count must go on across buffers: every PE sends 3 buffers' worth to every PE.
+int stateful_handlers() {
+  int failures = 0;
+  struct counter {
+    std::int64_t n = 0;
+    std::int64_t* last;
+    void operator()(std::int64_t) { *last = ++n; }
+  };
+  static_assert(std::is_trivially_copyable_v<counter> && std::is_copy_assignable_v<counter>);
+  const auto per_pe = static_cast<std::int64_t>(3 * mr::current_config().buffer_bytes / 8);
+  std::int64_t last_lambda = 0, last_functor = 0;
+  {
+    mr::actor by_lambda{mr::mailbox<std::int64_t>(
+        [n = std::int64_t{0}, &last_lambda](std::int64_t) mutable { last_lambda = ++n; })};
+    mr::actor by_functor{mr::mailbox<std::int64_t>(counter{0, &last_functor})};
+    for (int p = 0; p < g_pes; ++p)
+      for (std::int64_t i = 0; i < per_pe; ++i) {
+        by_lambda.send(mr::pe(p), i);
+        by_functor.send(mr::pe(p), i);
+      }
+    by_lambda.done();
+    by_functor.done();
+    by_lambda.wait();
+    by_functor.wait();
+  }
+  const std::int64_t expected = per_pe * g_pes;
+  EXPECT(last_lambda == expected && last_functor == expected,
+         "the mutable lambda counted %lld, the functor %lld, of %lld messages",
+         static_cast<long long>(last_lambda), static_cast<long long>(last_functor),
+         static_cast<long long>(expected));
+  return failures;
+}
+
 }  // namespace
 
 // A symmetric object is one per PE at the same address; each PE constructs it with its own
@@ -645,6 +681,7 @@ int main(int argc, char** argv) {
                           {"symmetric_scope_frees_its_arrays", symmetric_scope_frees_its_arrays},
                           {"symmetric_object", symmetric_object},
                           {"long_dependent_chain", long_dependent_chain},
+                          {"stateful_handlers", stateful_handlers},
                           {"idle_sleep_default", idle_sleep_default}};
   int failed = 0;
   for (const auto& c : checks) {
