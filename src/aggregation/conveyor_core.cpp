@@ -37,7 +37,7 @@ conveyor_core::conveyor_core(bool delta_records)
   for (std::size_t w = 1; w <= k_delta_words; ++w)
     delta_limit_[w] = capacity_ - static_cast<std::uint32_t>(k_delta_run_header + 8 * w);
   // An absent buffer looks full, so the first push for a destination takes the slow path.
-  for (std::size_t d = 0; d < dests(); ++d) fill_of(d).used = capacity_;
+  for (std::size_t d = 0; d < dests(); ++d) fill_of(d).reset(capacity_);
   id_ = ex_.attach(this);
 }
 
@@ -57,7 +57,7 @@ bool conveyor_core::make_room(int dest, std::size_t need) noexcept {
   MAILROOM_CHECK(state_ == stream::open || state_ == stream::flushing,
                  "a message was sent to mailbox #{} after its end of stream on this PE "
                  "(send after done, or a missing edge in the dependency graph)", id_);
-  if (f.buf != nullptr && f.items > 0) {
+  if (f.buf != nullptr && f.items() > 0) {
     if (!g_may_spill && !can_ship(dest)) {
       ++refused_;
       return false;
@@ -66,14 +66,13 @@ bool conveyor_core::make_room(int dest, std::size_t need) noexcept {
   }
   if (f.buf == nullptr) {
     f.buf = ex_.acquire();
-    f.used = static_cast<std::uint32_t>(k_header_bytes);
-    f.items = 0;
+    f.reset(static_cast<std::uint32_t>(k_header_bytes));
     if (!lanes_.empty()) {  // runs restart
       lanes_[static_cast<std::size_t>(dest)].rs.count_at = 0;
       lanes_[static_cast<std::size_t>(dest)].open = 0;
     }
   }
-  MAILROOM_CHECK(f.used + need <= capacity_,
+  MAILROOM_CHECK(f.used() + need <= capacity_,
                  "a message of {} bytes does not fit in MAILROOM_BUFFER_BYTES={} ({} bytes of "
                  "each buffer are its header): raise MAILROOM_BUFFER_BYTES or send less",
                  need, capacity_, k_header_bytes);
@@ -90,9 +89,9 @@ void conveyor_core::ship(int dest) noexcept {
   fill& f = fill_of(static_cast<std::size_t>(dest));
   if (!lanes_.empty()) close_run(lanes_[static_cast<std::size_t>(dest)]);
   auto* h = reinterpret_cast<buffer_header*>(f.buf);
-  *h = buffer_header{id_, f.used, f.items, 0};
-  sent_to_[static_cast<std::size_t>(dest)] += f.items;
-  sent_items_ += f.items;
+  *h = buffer_header{id_, f.used(), f.items(), 0};
+  sent_to_[static_cast<std::size_t>(dest)] += f.items();
+  sent_items_ += f.items();
   if (dest == me_) {
     deliver(me_, f.buf);  // own PE: no MPI
   } else if (outstanding_[static_cast<std::size_t>(dest)] < credits_) {
@@ -103,14 +102,13 @@ void conveyor_core::ship(int dest) noexcept {
     ex_.backlog_changed(+1);
   }
   f.buf = nullptr;
-  f.used = capacity_;
-  f.items = 0;
+  f.reset(capacity_);
 }
 
 bool conveyor_core::flush(bool force) {
   bool all = true;
   for (std::size_t d = 0; d < dests(); ++d) {
-    if (const fill& f = fill_of(d); f.buf == nullptr || f.items == 0) continue;
+    if (const fill& f = fill_of(d); f.buf == nullptr || f.items() == 0) continue;
     if (!force && !can_ship(static_cast<int>(d))) {
       all = false;
       continue;

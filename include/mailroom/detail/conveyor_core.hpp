@@ -50,12 +50,11 @@ class conveyor_core {
   [[nodiscard]] bool push(int dest, const void* item) noexcept {
     MAILROOM_ASSERT(lanes_.empty());  // a conveyor constructed without delta records
     fill& f = fills_[static_cast<std::size_t>(dest)];
-    if (MAILROOM_UNLIKELY(f.used + N > capacity_)) {
+    if (MAILROOM_UNLIKELY(f.used() + N > capacity_)) {
       if (!make_room(dest, N)) return false;
     }
-    std::memcpy(f.buf + f.used, item, N);
-    f.used += static_cast<std::uint32_t>(N);
-    ++f.items;
+    std::memcpy(f.buf + f.used(), item, N);
+    f.add(N, 1);
     return true;
   }
 
@@ -94,10 +93,10 @@ class conveyor_core {
     MAILROOM_ASSERT(!lanes_.empty());  // a conveyor constructed with delta records
     lane& ln = lanes_[static_cast<std::size_t>(dest)];
     fill& f = ln.f;
-    std::uint32_t used = f.used;
-    if (MAILROOM_UNLIKELY(used > delta_limit_[W])) {
+    std::uint64_t state = f.state;
+    if (MAILROOM_UNLIKELY(static_cast<std::uint32_t>(state) > delta_limit_[W])) {
       if (!make_room(dest, worst)) return false;
-      used = f.used;
+      state = f.state;
     }
     bool put = false;
     if constexpr (W <= k_unrolled_delta_words) {
@@ -109,7 +108,7 @@ class conveyor_core {
 #define MAILROOM_VARY_CASE(v)                            \
   case v:                                                \
     if constexpr ((v) < (1u << W))                       \
-      put = put_record<W, (v)>(ln, used, words);         \
+      put = put_record<W, (v)>(ln, state, words);        \
     break;
 #define MAILROOM_VARY_CASES(b)                                                     \
   MAILROOM_VARY_CASE(b + 0u) MAILROOM_VARY_CASE(b + 1u) MAILROOM_VARY_CASE(b + 2u) \
@@ -133,7 +132,6 @@ class conveyor_core {
       else
         open_and_put<W>(ln, tag, words_of<W>(words));
     }
-    ++f.items;
     return true;
   }
 
@@ -167,13 +165,12 @@ class conveyor_core {
     MAILROOM_ASSERT(!lanes_.empty());  // a conveyor constructed with delta records
     lane& ln = lanes_[static_cast<std::size_t>(dest)];
     fill& f = ln.f;
-    if (MAILROOM_UNLIKELY(f.used + worst > capacity_)) {
+    if (MAILROOM_UNLIKELY(f.used() + worst > capacity_)) {
       if (!make_room(dest, worst)) return false;
     }
     if (ln.open != key_of(tag)) open_run(ln, tag);
-    ++f.items;
-    std::memcpy(f.buf + f.used, payload, N);
-    f.used += static_cast<std::uint32_t>(Stride);
+    std::memcpy(f.buf + f.used(), payload, N);
+    f.add(Stride, 1);
     return true;
   }
 
@@ -213,8 +210,21 @@ class conveyor_core {
  private:
   struct fill {
     std::byte* buf = nullptr;
-    std::uint32_t used = 0;
-    std::uint32_t items = 0;
+    /// The bytes used (low half) and the items (high half) in one word, so that a push counts
+    /// both with one addition.
+    std::uint64_t state = 0;
+    [[nodiscard]] std::uint32_t used() const noexcept {
+      return static_cast<std::uint32_t>(state);
+    }
+    [[nodiscard]] std::uint32_t items() const noexcept {
+      return static_cast<std::uint32_t>(state >> 32);
+    }
+    static constexpr std::uint64_t packed(std::uint32_t used, std::uint32_t items) noexcept {
+      return used | std::uint64_t{items} << 32;
+    }
+    void add(std::uint32_t bytes, std::uint32_t items) noexcept { state += packed(bytes, items); }
+    void reset(std::uint32_t used) noexcept { state = packed(used, 0); }
+    void set_used(std::uint32_t used) noexcept { state = packed(used, items()); }
   };
   // The rest of a destination's run state: read when a run opens or closes, and by the sends of
   // larger records.
@@ -254,7 +264,7 @@ class conveyor_core {
   static void close_run(lane& ln) noexcept {
     run_state& rs = ln.rs;
     if (rs.count_at == 0) return;
-    const std::uint32_t count = ln.f.items - rs.items_before;
+    const std::uint32_t count = ln.f.items() - rs.items_before;
     std::memcpy(ln.f.buf + rs.count_at, &count, 4);
     rs.count_at = 0;
     ln.open = 0;
@@ -264,12 +274,12 @@ class conveyor_core {
     close_run(ln);
     fill& f = ln.f;
     run_state& rs = ln.rs;
-    std::memcpy(f.buf + f.used, &tag, 4);
+    std::memcpy(f.buf + f.used(), &tag, 4);
     ln.open = key_of(tag);
     rs.last = key_of(tag);
-    rs.count_at = f.used + 4;
-    rs.items_before = f.items;
-    f.used += 8;
+    rs.count_at = f.used() + 4;
+    rs.items_before = f.items();
+    f.add(8, 0);
   }
   static std::uintptr_t key_of(const std::uint32_t& tag) noexcept {
     return reinterpret_cast<std::uintptr_t>(&tag);
@@ -293,10 +303,10 @@ class conveyor_core {
 #endif
     ::new (static_cast<void*>(out)) std::uint64_t(w);
   }
-  // Appends a record to the open run whose varying words are V; false (nothing written) if one
-  // of its constant words differs.
+  // Appends a record to the open run whose varying words are V (`state`: the lane's fill
+  // state); false (nothing written) if one of its constant words differs.
   template <std::size_t W, std::size_t V>
-  static bool put_record(lane& ln, std::uint32_t used, const void* words) noexcept {
+  static bool put_record(lane& ln, std::uint64_t state, const void* words) noexcept {
     const bool same = [&]<std::size_t... K>(std::index_sequence<K...>) {
       return ((((V >> K) & 1u) != 0 || word_at(words, K) == ln.base[K]) && ...);
     }
@@ -304,8 +314,8 @@ class conveyor_core {
     if (MAILROOM_UNLIKELY(!same)) return false;
     constexpr std::uint32_t bytes = 8 * std::popcount(V);
     fill& f = ln.f;
-    std::byte* out = f.buf + used;
-    f.used = used + bytes;
+    std::byte* out = f.buf + static_cast<std::uint32_t>(state);
+    f.state = state + fill::packed(bytes, 1);
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ((((V >> K) & 1u) != 0 ? (put_word(out, word_at(words, K)), out += 8) : out), ...);
     }
@@ -332,9 +342,11 @@ class conveyor_core {
       }
       (std::make_index_sequence<NV>{});
       fill& f = ln.f;
-      std::byte* out = f.buf + f.used;
-      f.used += static_cast<std::uint32_t>(sizeof v);
+      std::byte* out = f.buf + f.used();
+      f.add(sizeof v, 1);
       std::memcpy(out, v, sizeof v);
+    } else {
+      ln.f.add(0, 1);
     }
     return true;
   }
@@ -364,14 +376,14 @@ class conveyor_core {
                                                    Word... w) noexcept {
     open_and_put<W>(ln, tag, record_words<W>{w...});
   }
-  // Appends the record's varying words.
+  // Appends the record's varying words, and counts the record.
   static void put_varying(lane& ln, const void* words) noexcept {
     fill& f = ln.f;
     const run_state& rs = ln.rs;
-    std::byte* out = f.buf + f.used;
+    std::byte* out = f.buf + f.used();
     for (std::uint32_t j = 0; j < rs.varying; ++j)
       std::memcpy(out + 8 * j, word_ptr(words, rs.pos[j]), 8);
-    f.used += 8 * rs.varying;
+    f.add(8 * rs.varying, 1);
   }
   // Opens a run of push_delta records whose constant words are those of `words`, closing the
   // one before. The varying words are learnt: the same tag keeps its set, plus the words that
@@ -386,18 +398,18 @@ class conveyor_core {
     std::uint32_t vary = 0;
     if (rs.last == key_of(tag)) {
       vary = rs.vary;
-      if (rs.count_at != 0 && f.items - rs.items_before < k_settled_run)
+      if (rs.count_at != 0 && f.items() - rs.items_before < k_settled_run)
         for (std::size_t k = 0; k < W; ++k)
           vary |= static_cast<std::uint32_t>(word_at(words, k) != base[k]) << k;
     }
     close_run(ln);
-    std::byte* h = f.buf + f.used;
+    std::byte* h = f.buf + f.used();
     const std::uint32_t header[4] = {tag, 0, vary, 0};
     std::memcpy(h, header, sizeof header);
     ln.open = key_of(tag) + (W <= k_unrolled_delta_words ? vary : 0);
     rs.last = key_of(tag);
-    rs.count_at = f.used + 4;
-    rs.items_before = f.items;
+    rs.count_at = f.used() + 4;
+    rs.items_before = f.items();
     rs.vary = vary;
     rs.varying = static_cast<std::uint32_t>(std::popcount(vary));
     std::byte* out = h + k_delta_run_header;
@@ -412,7 +424,7 @@ class conveyor_core {
         out += 8;
       }
     }
-    f.used = static_cast<std::uint32_t>(out - f.buf);
+    f.set_used(static_cast<std::uint32_t>(out - f.buf));
   }
   /// Slow path of a push of `need` bytes: ships the full buffer (or refuses), gets a new one.
   bool make_room(int dest, std::size_t need) noexcept;
