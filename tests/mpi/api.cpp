@@ -624,8 +624,6 @@ int stateful_handlers() {
   return failures;
 }
 
-}  // namespace
-
 // A symmetric object is one per PE at the same address; each PE constructs it with its own
 // value, and a closure capturing the handle reads the value of the PE it runs on.
 int symmetric_object() {
@@ -659,6 +657,8 @@ int symmetric_object() {
            p, static_cast<long long>(seen[static_cast<std::size_t>(p)]), g_me + 1);
   return failures;
 }
+
+}  // namespace
 
 int main(int argc, char** argv) {
   mr::runtime rt(argc, argv);
