@@ -156,7 +156,7 @@ double round_trip_seconds(int batches) {
   }
   std::sort(per_batch.begin(), per_batch.end());
   double median = per_batch[per_batch.size() / 2];
-  MAILROOM_MPI(MPI_Bcast(&median, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+  broadcast(&median, sizeof median, 0);
   return median;
 }
 
