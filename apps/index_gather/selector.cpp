@@ -1,24 +1,22 @@
-// Index-gather, selector variant: a request mailbox looks the value up on its owner and sends a
-// typed reply to the second mailbox, which stores it (the paper's class-based actor API).
+// Index-gather, selector variant: a request mailbox looks the value up on its owner and sends it
+// back to the second mailbox, which stores it (the paper's class-based actor API). As in Bale,
+// the reply is the request's package with the table offset replaced by the value.
 #include "index_gather/index_gather.hpp"
 
 namespace mailroom::apps::index_gather {
 
 void selector(const problem& pb, symmetric_array<std::int64_t> table,
               symmetric_array<std::int64_t> out) {
-  struct request {
-    std::int64_t offset, i;
-  };
-  struct reply {
-    std::int64_t i, value;
+  struct lookup {
+    std::int64_t i, x;  // the request {i, offset of the element on its owner}, the reply {i, value}
   };
   const int P = num_pes();
-  mailroom::selector ig{mailbox<request>([=](request q, pe from, auto& self) {
-                          self.template send<1>(from, reply{q.i, table[q.offset]});
+  mailroom::selector ig{mailbox<lookup>([=](lookup q, pe from, auto& self) {
+                          self.template send<1>(from, lookup{q.i, table[q.x]});
                         }),
-                        mailbox<reply>([=](reply r) { out[r.i] = r.value; })};
+                        mailbox<lookup>([=](lookup r) { out[r.i] = r.x; })};
   for (std::int64_t i = 0; i < std::ssize(pb.index); ++i)
-    ig.send<0>(pe(pb.index[i] % P), request{pb.index[i] / P, i});
+    ig.send<0>(pe(pb.index[i] % P), lookup{i, pb.index[i] / P});
   ig.done<0>();  // the runtime closes the reply mailbox (chain 0 -> 1)
   ig.wait();
 }
