@@ -1,6 +1,9 @@
 # Warnings, sanitizers and the internal-assert switch shared by every mailroom target.
 add_library(mailroom_options INTERFACE)
 target_compile_options(mailroom_options INTERFACE -Wall -Wextra -Wpedantic -Wshadow)
+# Error messages name the source file relative to the project (src/memory/matrix_market.cpp:438),
+# not by the path of the machine that built it.
+target_compile_options(mailroom_options INTERFACE -fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=)
 if(MAILROOM_SANITIZE)
   target_compile_options(mailroom_options INTERFACE -fsanitize=${MAILROOM_SANITIZE} -fno-omit-frame-pointer)
   target_link_options(mailroom_options INTERFACE -fsanitize=${MAILROOM_SANITIZE})
