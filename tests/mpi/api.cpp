@@ -589,9 +589,10 @@ int long_dependent_chain() {
   return failures;
 }
 
-// A handler may keep state of its own between messages: a mutable lambda (the runtime calls it
-// in place) and an assignable functor (the runtime may call a copy for a buffer and assign it
-// back). Its count must go on across buffers: every PE sends 3 buffers' worth to every PE.
+// A handler may keep state of its own between messages: a mutable lambda, an assignable functor
+// and one that cannot be assigned but counts in a mutable member (the runtime may call a copy of
+// the handler for a buffer and copy it back). Its count must go on across buffers: every PE
+// sends 3 buffers' worth to every PE.
 int stateful_handlers() {
   int failures = 0;
   struct counter {
@@ -600,27 +601,39 @@ int stateful_handlers() {
     void operator()(std::int64_t) { *last = ++n; }
   };
   static_assert(std::is_trivially_copyable_v<counter> && std::is_copy_assignable_v<counter>);
+  struct cached {  // cannot be assigned (a const member); counts in a mutable one, called as const
+    const std::int64_t step;
+    mutable std::int64_t n;
+    std::int64_t* last;
+    void operator()(std::int64_t) const { *last = n += step; }
+  };
+  static_assert(std::is_trivially_copyable_v<cached> && !std::is_copy_assignable_v<cached>);
   const auto per_pe = static_cast<std::int64_t>(3 * mr::current_config().buffer_bytes / 8);
-  std::int64_t last_lambda = 0, last_functor = 0;
+  std::int64_t last_lambda = 0, last_functor = 0, last_cached = 0;
   {
     mr::actor by_lambda{mr::mailbox<std::int64_t>(
         [n = std::int64_t{0}, &last_lambda](std::int64_t) mutable { last_lambda = ++n; })};
     mr::actor by_functor{mr::mailbox<std::int64_t>(counter{0, &last_functor})};
+    mr::actor by_cached{mr::mailbox<std::int64_t>(cached{1, 0, &last_cached})};
     for (int p = 0; p < g_pes; ++p)
       for (std::int64_t i = 0; i < per_pe; ++i) {
         by_lambda.send(mr::pe(p), i);
         by_functor.send(mr::pe(p), i);
+        by_cached.send(mr::pe(p), i);
       }
     by_lambda.done();
     by_functor.done();
+    by_cached.done();
     by_lambda.wait();
     by_functor.wait();
+    by_cached.wait();
   }
   const std::int64_t expected = per_pe * g_pes;
-  EXPECT(last_lambda == expected && last_functor == expected,
-         "the mutable lambda counted %lld, the functor %lld, of %lld messages",
+  EXPECT(last_lambda == expected && last_functor == expected && last_cached == expected,
+         "the mutable lambda counted %lld, the functor %lld, the const functor %lld, of %lld "
+         "messages",
          static_cast<long long>(last_lambda), static_cast<long long>(last_functor),
-         static_cast<long long>(expected));
+         static_cast<long long>(last_cached), static_cast<long long>(expected));
   return failures;
 }
 
