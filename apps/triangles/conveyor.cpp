@@ -24,8 +24,9 @@ std::int64_t conveyor(const sparse_matrix& l) {
     const auto row = l.row(r);
     for (std::size_t a = 1; a < row.size(); ++a) {
       const pe owner(row[a] % P);
+      const std::int64_t j = row[a] / P;
       for (std::size_t b = 0; b < a; ++b)
-        while (!queries.push({row[a] / P, row[b]}, owner)) serve(false);
+        while (!queries.push({j, row[b]}, owner)) serve(false);
     }
   }
   while (serve(true)) {

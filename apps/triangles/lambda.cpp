@@ -18,11 +18,14 @@ std::int64_t lambda(const sparse_matrix& l) {
   actor<> wedges;
   for (std::int64_t r = 0; r < l.local_rows(); ++r) {
     const auto row = l.row(r);
-    for (std::size_t a = 1; a < row.size(); ++a)
+    for (std::size_t a = 1; a < row.size(); ++a) {
+      const pe owner(row[a] % P);
+      const std::int64_t j = row[a] / P;
       for (std::size_t b = 0; b < a; ++b)
-        wedges.send(pe(row[a] % P), [=, j = row[a] / P, k = row[b]] {
+        wedges.send(owner, [=, k = row[b]] {
           here->hits += std::ranges::binary_search(here->l->row(j), k);
         });
+    }
   }
   wedges.done();
   wedges.wait();

@@ -19,7 +19,8 @@ std::int64_t selector(const sparse_matrix& l) {
     const auto row = l.row(r);
     for (std::size_t a = 1; a < row.size(); ++a) {
       const pe owner(row[a] % P);
-      for (std::size_t b = 0; b < a; ++b) wedges.send(owner, query{row[a] / P, row[b]});
+      const std::int64_t j = row[a] / P;
+      for (std::size_t b = 0; b < a; ++b) wedges.send(owner, query{j, row[b]});
     }
   }
   wedges.done();
