@@ -85,6 +85,29 @@ class window {
   std::unique_ptr<impl> impl_;
 };
 
+/// Memory shared by the PEs of a node: every PE allocates `bytes` (MPI_Win_allocate_shared on its
+/// node's communicator; contents undefined, pages touched only when used), and every PE of the
+/// node addresses every PE's part directly. Construction and destruction are collective over
+/// all PEs; `bytes` must agree on a node. With one PE on a node (or no bytes) nothing is
+/// allocated there. Each PE sets up its part, then all call node_barrier() before using others'.
+class node_memory {
+ public:
+  explicit node_memory(std::size_t bytes);
+  ~node_memory();
+  node_memory(const node_memory&) = delete;
+  node_memory& operator=(const node_memory&) = delete;
+
+  /// The part of world rank `pe` (aligned to 64 bytes); nullptr when `pe` is on another node or
+  /// nothing was allocated.
+  [[nodiscard]] std::byte* part(int pe) const noexcept;
+  /// Waits until every PE of this node arrives (after each has set up its own part).
+  void node_barrier();
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
 /// Receives what the channel completes. Called from channel::poll only; per buffer, not per item.
 class channel_sink {
  public:

@@ -44,7 +44,7 @@ conveyor_core::conveyor_core(bool delta_records)
 conveyor_core::~conveyor_core() {
   for (std::size_t d = 0; d < dests(); ++d)
     if (std::byte* buf = fill_of(d).buf; buf != nullptr) ex_.release(buf);
-  for (auto& a : arrivals_) ex_.release(a.buf);
+  for (auto& a : arrivals_) ex_.release_arrival(a.source, a.buf);
   for (auto& [dest, buf] : backlog_) ex_.release(buf);
   ex_.backlog_changed(-static_cast<int>(backlog_.size()));
   ex_.release_credits(credits_);
@@ -65,7 +65,7 @@ bool conveyor_core::make_room(int dest, std::size_t need) noexcept {
     ship(dest);
   }
   if (f.buf == nullptr) {
-    f.buf = ex_.acquire();
+    f.buf = ex_.acquire_for(dest);
     f.reset(static_cast<std::uint32_t>(k_header_bytes));
     if (!lanes_.empty()) {  // runs restart
       lanes_[static_cast<std::size_t>(dest)].rs.count_at = 0;
@@ -140,8 +140,7 @@ void conveyor_core::pop_front() noexcept {
   const arrival a = arrivals_.front();
   arrivals_.pop_front();
   processed_items_ += a.header().items;
-  ex_.release(a.buf);
-  if (a.source != me_) ex_.acknowledge(a.source, id_);
+  ex_.handled(a.source, a.buf, id_);
 }
 
 void conveyor_core::close() noexcept {

@@ -6,6 +6,7 @@
 #include "mailroom/error.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <ctime>
 #include <new>
@@ -17,7 +18,32 @@ bool g_may_spill = false;
 
 namespace {
 constexpr std::align_val_t k_align{64};
+constexpr std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+std::uint32_t load_acquire(std::uint32_t& x) noexcept {
+  return std::atomic_ref<std::uint32_t>(x).load(std::memory_order_acquire);
 }
+void store_release(std::uint32_t& x, std::uint32_t v) noexcept {
+  std::atomic_ref<std::uint32_t>(x).store(v, std::memory_order_release);
+}
+}  // namespace
+
+// The hand-over ring of a pair (sender, receiver) of PEs on one node, in the sender's part, at
+// the start of the pair's area; `sent` and `back` have slots_ entries each. The sender writes a
+// slot's index into sent[published % slots_], then publishes the count (release); the receiver
+// reads the count (acquire) and the slot. Once handled, the receiver writes the index into
+// back[returned % slots_] and publishes that count; the sender takes the slot back. At most
+// slots_ slots exist, so neither ring can overrun.
+struct exchange::ring {
+  alignas(64) std::uint32_t published;  // written by the sender
+  alignas(64) std::uint32_t returned;   // written by the receiver
+  // Then sent[slots_] and back[slots_] (see entries()).
+};
+
+namespace {
+std::uint32_t* entries(void* r) noexcept {
+  return reinterpret_cast<std::uint32_t*>(static_cast<std::byte*>(r) + 128);
+}
+}  // namespace
 
 void exchange::start(const config& cfg) {
   MAILROOM_ASSERT(instance_ == nullptr);
@@ -48,6 +74,122 @@ exchange::exchange(const config& cfg)
                  budget_, cfg.receives_posted, capacity_);
   channel_ = std::make_unique<transport::channel>(capacity_, static_cast<int>(cfg.receives_posted),
                                                    *this);
+  start_shared(cfg);
+}
+
+void exchange::start_shared(const config& cfg) {
+  static_assert(sizeof(ring) == 128);
+  // Every PE of a node must lay out its part alike: the same slot count everywhere.
+  const auto lo = transport::allreduce_min(static_cast<std::int64_t>(cfg.shared_slots));
+  const auto hi = transport::allreduce_max(static_cast<std::int64_t>(cfg.shared_slots));
+  MAILROOM_CHECK(lo == hi, "MAILROOM_SHARED_SLOTS differs between PEs ({} vs {}); set it the same "
+                 "on every PE", lo, hi);
+  const int node_size = transport::layout().node_size;
+  // A slot in use stands for a buffer the sender would otherwise hold in its pool (filling or in
+  // flight, within its mailboxes' reservations), and is counted in the pool once first used. The
+  // slots per pair are capped so that all of a PE's take at most an eighth of the budget.
+  std::uint64_t slots = cfg.shared_slots;
+  if (node_size > 1 && slots > 0) {
+    const std::size_t per_slot = static_cast<std::size_t>(node_size) * capacity_;
+    slots = std::min<std::uint64_t>(slots, budget_ / 8 / per_slot);
+    slots = std::min<std::uint64_t>(slots, 1u << 16);
+  }
+  slots_ = node_size > 1 ? static_cast<std::uint32_t>(slots) : 0;
+  ring_bytes_ = round_up(sizeof(ring) + 8 * static_cast<std::size_t>(slots_), 64);
+  pair_bytes_ = ring_bytes_ + static_cast<std::size_t>(slots_) * capacity_;
+  part_bytes_ = slots_ > 0 ? static_cast<std::size_t>(node_size) * pair_bytes_ : 0;
+  // Collective (every PE, even with nothing to share).
+  node_ = std::make_unique<transport::node_memory>(part_bytes_);
+  if (slots_ == 0) {
+    part_bytes_ = 0;
+    return;
+  }
+  node_index_.assign(static_cast<std::size_t>(pes_), -1);
+  for (int p = 0; p < pes_; ++p) {
+    if (node_->part(p) == nullptr) continue;
+    node_index_[static_cast<std::size_t>(p)] = static_cast<int>(node_pes_.size());
+    node_pes_.push_back(p);
+  }
+  my_part_ = node_->part(me_);
+  out_.resize(static_cast<std::size_t>(pes_));
+  const int my_index = node_index_[static_cast<std::size_t>(me_)];
+  for (const int p : node_pes_) {
+    if (p == me_) continue;
+    const int index = node_index_[static_cast<std::size_t>(p)];
+    outgoing& o = out_[static_cast<std::size_t>(p)];
+    o.dest = p;
+    std::byte* mine = pair_base(my_part_, index);
+    o.r = ::new (static_cast<void*>(mine)) ring{};
+    o.slots = mine + ring_bytes_;
+    o.free.reserve(slots_);
+    std::byte* theirs = pair_base(node_->part(p), my_index);
+    in_.push_back(incoming{reinterpret_cast<ring*>(theirs), theirs + ring_bytes_, p, 0});
+  }
+  node_->node_barrier();  // every ring is in place before anyone hands over a slot
+}
+
+std::byte* exchange::pair_base(std::byte* part, int index) const noexcept {
+  return part + static_cast<std::size_t>(index) * pair_bytes_;
+}
+
+void exchange::reclaim(outgoing& o) noexcept {
+  const std::uint32_t returned = load_acquire(o.r->returned);
+  const std::uint32_t* back = entries(o.r) + slots_;
+  for (; o.reclaimed != returned; ++o.reclaimed) {
+    const std::uint32_t k = back[o.reclaimed % slots_];
+    o.free.push_back(k);
+    // The slot's header still names its conveyor: the return is that conveyor's credit.
+    const auto* h = reinterpret_cast<const buffer_header*>(o.slots + std::size_t{k} * capacity_);
+    credits_due_.emplace_back(h->conveyor, o.dest);
+  }
+}
+
+std::byte* exchange::acquire_for(int dest) noexcept {
+  if (slots_ > 0 && dest != me_) {
+    outgoing& o = out_[static_cast<std::size_t>(dest)];
+    if (o.r != nullptr) {
+      // A slot used before, or else one never used (its pages are touched now: the pool grows).
+      if (o.free.empty()) reclaim(o);
+      std::uint32_t k = o.fresh;
+      if (!o.free.empty()) {
+        k = o.free.back();
+        o.free.pop_back();
+      } else if (o.fresh < slots_) {
+        ++o.fresh;
+        pool_bytes_ += capacity_;
+        peak_pool_bytes_ = std::max(peak_pool_bytes_, pool_bytes_);
+      }
+      if (k < slots_) return o.slots + static_cast<std::size_t>(k) * capacity_;
+    }
+  }
+  return acquire();
+}
+
+bool exchange::poll_shared() noexcept {
+  bool any = false;
+  for (const int p : node_pes_) {
+    if (p == me_) continue;
+    outgoing& o = out_[static_cast<std::size_t>(p)];
+    if (o.reclaimed != load_acquire(o.r->returned)) reclaim(o);
+  }
+  if (!credits_due_.empty()) {
+    any = true;
+    for (const auto& [id, dest] : credits_due_) {
+      // A conveyor may be gone already: it had terminated, so its credits no longer matter.
+      if (id < conveyors_.size() && conveyors_[id] != nullptr) conveyors_[id]->credit(dest);
+    }
+    credits_due_.clear();
+  }
+  for (incoming& i : in_) {
+    const std::uint32_t published = load_acquire(i.r->published);
+    const std::uint32_t* sent = entries(i.r);
+    for (; i.taken != published; ++i.taken) {
+      std::byte* buf = i.slots + static_cast<std::size_t>(sent[i.taken % slots_]) * capacity_;
+      received(i.source, buf, reinterpret_cast<const buffer_header*>(buf)->bytes);
+      any = true;
+    }
+  }
+  return any;
 }
 
 exchange::~exchange() {
@@ -55,8 +197,9 @@ exchange::~exchange() {
   while (channel_->sends_in_flight() > 0) channel_->poll();
   channel_.reset();
   for (auto& [id, list] : early_)
-    for (auto& [src, buf] : list) release(buf);
+    for (auto& [src, buf] : list) release_arrival(src, buf);
   for (std::byte* b : free_) ::operator delete[](b, k_align);
+  node_.reset();  // collective
 }
 
 void exchange::sleep_idle() const noexcept {
@@ -105,6 +248,14 @@ std::byte* exchange::acquire() noexcept {
 }
 
 void exchange::release(std::byte* buf) noexcept {
+  if (own_slot(buf)) {  // a slot filled but not handed over (a conveyor's end)
+    const auto offset = static_cast<std::size_t>(buf - my_part_);
+    const int dest = node_pes_[offset / pair_bytes_];
+    outgoing& o = out_[static_cast<std::size_t>(dest)];
+    const auto k = static_cast<std::size_t>(buf - o.slots) / capacity_;
+    o.free.push_back(static_cast<std::uint32_t>(k));
+    return;
+  }
   // Above budget (after a spill), give memory back instead of keeping it pooled.
   if (pool_bytes_ > budget_) {
     ::operator delete[](buf, k_align);
@@ -114,9 +265,45 @@ void exchange::release(std::byte* buf) noexcept {
   free_.push_back(buf);
 }
 
+void exchange::release_arrival(int source, std::byte* buf) noexcept {
+  const std::uint32_t slot = reinterpret_cast<const buffer_header*>(buf)->slot;
+  if (slot == 0) {
+    release(buf);
+    return;
+  }
+  // Back to its sender: the ring of (source, this PE) in the source's part.
+  ring* r = reinterpret_cast<ring*>(
+      pair_base(node_->part(source), node_index_[static_cast<std::size_t>(me_)]));
+  const std::uint32_t returned = r->returned;  // written by this PE only
+  entries(r)[slots_ + returned % slots_] = slot - 1;
+  store_release(r->returned, returned + 1);
+}
+
+void exchange::handled(int source, std::byte* buf, std::uint32_t id) {
+  if (reinterpret_cast<const buffer_header*>(buf)->slot != 0) {
+    release_arrival(source, buf);
+    return;
+  }
+  release(buf);
+  if (source != me_) acknowledge(source, id);
+}
+
 void exchange::send(int dest, std::byte* buf) {
   MAILROOM_ASSERT(dest != me_);
-  channel_->send(dest, buf, reinterpret_cast<buffer_header*>(buf)->bytes, buf);
+  auto* h = reinterpret_cast<buffer_header*>(buf);
+  if (own_slot(buf)) {  // hand the slot over: no copy, no MPI
+    outgoing& o = out_[static_cast<std::size_t>(dest)];
+    const auto k = static_cast<std::uint32_t>(static_cast<std::size_t>(buf - o.slots) / capacity_);
+    MAILROOM_ASSERT(buf >= o.slots && k < slots_);
+    h->slot = k + 1;
+    entries(o.r)[o.published % slots_] = k;
+    store_release(o.r->published, ++o.published);
+    ++handed_over_;
+    return;
+  }
+  h->slot = 0;
+  ++sent_through_mpi_;
+  channel_->send(dest, buf, h->bytes, buf);
 }
 
 void exchange::acknowledge(int source, std::uint32_t id) {
@@ -124,7 +311,8 @@ void exchange::acknowledge(int source, std::uint32_t id) {
 }
 
 bool exchange::progress() {
-  return channel_->poll() > 0;
+  const bool shared = slots_ > 0 && poll_shared();
+  return (channel_->poll() > 0) || shared;
 }
 
 void exchange::sent(void* cookie) noexcept { release(static_cast<std::byte*>(cookie)); }

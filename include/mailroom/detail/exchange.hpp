@@ -21,7 +21,7 @@ struct buffer_header {
   std::uint32_t conveyor;  ///< id of the conveyor (collective creation order)
   std::uint32_t bytes;     ///< bytes used, header included
   std::uint32_t items;     ///< items in the buffer
-  std::uint32_t reserved;
+  std::uint32_t slot;      ///< 0: the sender's own memory; k + 1: its shared slot k (see exchange)
 };
 inline constexpr std::size_t k_header_bytes = sizeof(buffer_header);
 
@@ -55,8 +55,19 @@ class exchange final : public transport::channel_sink {
   std::uint32_t attach(conveyor_core* c);
   void detach(std::uint32_t id) noexcept;
 
+  /// A buffer of this PE's own (the pool).
   std::byte* acquire() noexcept;
+  /// A buffer to fill for `dest`: for another PE of this node, one of the slots this PE shares
+  /// with it when one is free (send() then hands it over without a copy), else acquire().
+  std::byte* acquire_for(int dest) noexcept;
+  /// Gives back a buffer of this PE (from acquire or acquire_for).
   void release(std::byte* buf) noexcept;
+  /// Gives back a buffer that arrived from `source` without handling it (a shared slot goes back
+  /// to its sender).
+  void release_arrival(int source, std::byte* buf) noexcept;
+  /// A buffer of conveyor `id` from `source` has been handled: gives it back and acknowledges it
+  /// (a shared slot's return is its acknowledgement; others send one through MPI).
+  void handled(int source, std::byte* buf, std::uint32_t id);
 
   /// Sends a full buffer to `dest` (a remote PE); the conveyor holds a credit for it.
   void send(int dest, std::byte* buf);
@@ -89,6 +100,11 @@ class exchange final : public transport::channel_sink {
   [[nodiscard]] std::size_t pool_bytes() const noexcept { return pool_bytes_; }
   [[nodiscard]] std::size_t peak_pool_bytes() const noexcept { return peak_pool_bytes_; }
   [[nodiscard]] std::size_t live_conveyors() const noexcept { return live_; }
+  /// Buffers this PE sent to other PEs: handed over in shared memory, and through MPI.
+  [[nodiscard]] std::uint64_t handed_over() const noexcept { return handed_over_; }
+  [[nodiscard]] std::uint64_t sent_through_mpi() const noexcept { return sent_through_mpi_; }
+  /// Shared slots per pair of PEs on this node (0: none).
+  [[nodiscard]] std::uint32_t shared_slots() const noexcept { return slots_; }
 
   ~exchange();
 
@@ -99,6 +115,47 @@ class exchange final : public transport::channel_sink {
   std::byte* fresh_buffer() noexcept override { return acquire(); }
   void acknowledged(int source, const std::uint32_t* ids, std::size_t n) noexcept override;
   void sleep_idle() const noexcept;
+  void start_shared(const config& cfg);
+  bool poll_shared() noexcept;
+  [[nodiscard]] bool own_slot(const std::byte* buf) const noexcept {
+    return buf >= my_part_ && buf < my_part_ + part_bytes_;
+  }
+
+  // Buffers shared with the other PEs of this node. Each PE's part of the node memory holds,
+  // per PE of the node (by index among them), `slots_` buffers it fills for that PE and the
+  // ring through which it hands them over and gets them back (docs/design.md).
+  struct ring;
+  struct outgoing {  // this PE's slots for one PE of the node
+    ring* r = nullptr;
+    std::byte* slots = nullptr;
+    std::vector<std::uint32_t> free;  // slots used before that this PE may fill again
+    std::uint32_t fresh = 0;          // slots fresh..slots_-1 have never been used
+    std::uint32_t published = 0;      // slots handed over so far
+    std::uint32_t reclaimed = 0;      // slots taken back so far
+    int dest = 0;
+  };
+  struct incoming {  // another PE's slots for this PE
+    ring* r = nullptr;
+    std::byte* slots = nullptr;
+    int source = 0;
+    std::uint32_t taken = 0;  // slots received so far
+  };
+  [[nodiscard]] std::byte* pair_base(std::byte* part, int index) const noexcept;
+  void reclaim(outgoing& o) noexcept;
+  // Slots returned, whose conveyors are yet to be credited (by progress: not from inside a
+  // conveyor's own call): conveyor id and destination.
+  std::vector<std::pair<std::uint32_t, int>> credits_due_;
+  std::unique_ptr<transport::node_memory> node_;
+  std::uint32_t slots_ = 0;     // per pair of PEs on this node; 0: none
+  std::uint64_t handed_over_ = 0, sent_through_mpi_ = 0;
+  std::size_t pair_bytes_ = 0;  // a ring and its slots
+  std::size_t ring_bytes_ = 0;
+  std::byte* my_part_ = nullptr;
+  std::size_t part_bytes_ = 0;
+  std::vector<int> node_index_;    // by world rank: index among this node's PEs, -1 elsewhere
+  std::vector<int> node_pes_;      // world ranks of this node's PEs, by index
+  std::vector<outgoing> out_;      // by world rank (r == nullptr: no slots)
+  std::vector<incoming> in_;       // the other PEs of this node
 
   static exchange* instance_;
   std::size_t capacity_;

@@ -1,0 +1,79 @@
+// Memory shared by the PEs of one node, for the aggregation layer's buffers between them.
+#include "mailroom/transport.hpp"
+
+#include "transport/mpi_check.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace mailroom::transport {
+
+namespace {
+constexpr std::size_t k_align = 64;
+}
+
+struct node_memory::impl {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Win win = MPI_WIN_NULL;
+  std::vector<std::byte*> parts;  // by world rank
+};
+
+node_memory::node_memory(std::size_t bytes) : impl_(std::make_unique<impl>()) {
+  impl_->parts.assign(static_cast<std::size_t>(size()), nullptr);
+  const int me = rank();
+  MAILROOM_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL,
+                                   &impl_->node));
+  int node_size = 1;
+  MAILROOM_MPI(MPI_Comm_size(impl_->node, &node_size));
+  if (node_size == 1 || bytes == 0) return;
+  // Each part on pages of its own (first touched by its owner, so on its owner's NUMA node).
+  MPI_Info info = MPI_INFO_NULL;
+  MAILROOM_MPI(MPI_Info_create(&info));
+  MAILROOM_MPI(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
+  // Parts are handed out aligned to a cache line (MPI may place them anywhere): 64 bytes more.
+  void* mine = nullptr;  // (found again through MPI_Win_shared_query below)
+  MAILROOM_MPI(MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes + k_align), 1, info,
+                                       impl_->node, &mine, &impl_->win));
+  MAILROOM_MPI(MPI_Info_free(&info));
+  MAILROOM_MPI(MPI_Win_set_errhandler(impl_->win, MPI_ERRORS_RETURN));
+  // A passive-target epoch for the window's lifetime: what MPI_Win_sync needs.
+  MAILROOM_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, impl_->win));
+  // World ranks of the node's PEs, in node rank order.
+  std::vector<int> world(static_cast<std::size_t>(node_size));
+  MAILROOM_MPI(MPI_Allgather(&me, 1, MPI_INT, world.data(), 1, MPI_INT, impl_->node));
+  for (int r = 0; r < node_size; ++r) {
+    MPI_Aint got = 0;
+    int disp = 0;
+    void* base = nullptr;
+    MAILROOM_MPI(MPI_Win_shared_query(impl_->win, r, &got, &disp, &base));
+    // (Parts may come rounded up to whole pages.)
+    MAILROOM_CHECK(static_cast<std::size_t>(got) >= bytes + k_align,
+                   "the PEs of a node asked for shared parts of different sizes ({} and {} bytes)",
+                   got, bytes + k_align);
+    // The same address modulo a page in every process's mapping, so the same offset here.
+    const auto at = reinterpret_cast<std::uintptr_t>(base);
+    impl_->parts[static_cast<std::size_t>(world[static_cast<std::size_t>(r)])] =
+        static_cast<std::byte*>(base) + ((k_align - at % k_align) % k_align);
+  }
+}
+
+node_memory::~node_memory() {
+  if (impl_->win != MPI_WIN_NULL) {
+    MPI_Win_unlock_all(impl_->win);
+    MPI_Win_free(&impl_->win);
+  }
+  if (impl_->node != MPI_COMM_NULL) MPI_Comm_free(&impl_->node);
+}
+
+std::byte* node_memory::part(int pe) const noexcept {
+  return impl_->parts[static_cast<std::size_t>(pe)];
+}
+
+void node_memory::node_barrier() {
+  // The barrier orders the stores before it (MPI_Win_sync: the memory model of shared windows).
+  if (impl_->win != MPI_WIN_NULL) MAILROOM_MPI(MPI_Win_sync(impl_->win));
+  MAILROOM_MPI(MPI_Barrier(impl_->node));
+  if (impl_->win != MPI_WIN_NULL) MAILROOM_MPI(MPI_Win_sync(impl_->win));
+}
+
+}  // namespace mailroom::transport
