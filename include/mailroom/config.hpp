@@ -21,7 +21,8 @@ namespace mailroom {
     "receives kept posted per PE (each holds one buffer)")                                       \
   X(shared_slots, "MAILROOM_SHARED_SLOTS", count, 16,                                            \
     "buffers each PE keeps in memory shared with each other PE of its node, filled in place and "\
-    "handed over without a copy (fewer if an eighth of the budget cannot hold them); 0: "      \
+    "handed over without a copy (rounded down to a power of two; fewer if an eighth of the "   \
+    "budget cannot hold them); 0: "                                                              \
     "buffers between PEs of a node go through MPI like the others")                             \
   X(budget_bytes, "MAILROOM_BUDGET_BYTES", bytes, 256ull << 20,                                  \
     "aggregation memory budget per PE: each mailbox reserves P x buffer x (1 + 2 x credits); "  \

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstdlib>
 #include <ctime>
 #include <new>
@@ -28,22 +29,27 @@ void store_release(std::uint32_t& x, std::uint32_t v) noexcept {
 }  // namespace
 
 // The hand-over ring of a pair (sender, receiver) of PEs on one node, in the sender's part, at
-// the start of the pair's area; `sent` and `back` have slots_ entries each. The sender writes a
-// slot's index into sent[published % slots_], then publishes the count (release); the receiver
-// reads the count (acquire) and the slot. Once handled, the receiver writes the index into
-// back[returned % slots_] and publishes that count; the sender takes the slot back. At most
-// slots_ slots exist, so neither ring can overrun.
+// the start of the pair's area; `sent` and `back` have slots_ entries each, on cache lines of
+// their own. The sender writes a slot's index into sent[published mod slots_], then publishes the
+// count (release); the receiver reads the count (acquire) and the slot. Once handled, the
+// receiver writes the index into back[returned mod slots_] and publishes that count; the sender
+// takes the slot back. At most slots_ slots exist, so neither ring can overrun; slots_ is a power
+// of two, so the positions stay in step when a 32-bit count wraps.
 struct exchange::ring {
   alignas(64) std::uint32_t published;  // written by the sender
   alignas(64) std::uint32_t returned;   // written by the receiver
-  // Then sent[slots_] and back[slots_] (see entries()).
+  // Then sent[slots_] and, at the next cache line, back[slots_] (see sent_of, back_of).
 };
 
 namespace {
-std::uint32_t* entries(void* r) noexcept {
+std::uint32_t* sent_of(void* r) noexcept {
   return reinterpret_cast<std::uint32_t*>(static_cast<std::byte*>(r) + 128);
 }
 }  // namespace
+
+std::uint32_t* exchange::back_of(void* r) const noexcept {
+  return reinterpret_cast<std::uint32_t*>(static_cast<std::byte*>(r) + 128 + back_offset_);
+}
 
 void exchange::start(const config& cfg) {
   MAILROOM_ASSERT(instance_ == nullptr);
@@ -88,14 +94,18 @@ void exchange::start_shared(const config& cfg) {
   // A slot in use stands for a buffer the sender would otherwise hold in its pool (filling or in
   // flight, within its mailboxes' reservations), and is counted in the pool once first used. The
   // slots per pair are capped so that all of a PE's take at most an eighth of the budget.
-  std::uint64_t slots = cfg.shared_slots;
-  if (node_size > 1 && slots > 0) {
-    const std::size_t per_slot = static_cast<std::size_t>(node_size) * capacity_;
-    slots = std::min<std::uint64_t>(slots, budget_ / 8 / per_slot);
-    slots = std::min<std::uint64_t>(slots, 1u << 16);
-  }
+  // A power of two (see ring), and the same on every PE even if the budgets differ (a node's PEs
+  // must lay out their parts alike).
+  std::uint64_t slots = std::min<std::uint64_t>(cfg.shared_slots, 1u << 16);
+  if (node_size > 1)
+    slots = std::min<std::uint64_t>(slots, budget_ / 8 / (static_cast<std::size_t>(node_size) *
+                                                          capacity_));
+  slots = std::bit_floor(slots);
+  slots = static_cast<std::uint64_t>(transport::allreduce_min(static_cast<std::int64_t>(slots)));
   slots_ = node_size > 1 ? static_cast<std::uint32_t>(slots) : 0;
-  ring_bytes_ = round_up(sizeof(ring) + 8 * static_cast<std::size_t>(slots_), 64);
+  mask_ = slots_ - 1;
+  back_offset_ = round_up(4 * static_cast<std::size_t>(slots_), 64);
+  ring_bytes_ = sizeof(ring) + 2 * back_offset_;
   pair_bytes_ = ring_bytes_ + static_cast<std::size_t>(slots_) * capacity_;
   part_bytes_ = slots_ > 0 ? static_cast<std::size_t>(node_size) * pair_bytes_ : 0;
   // Collective (every PE, even with nothing to share).
@@ -104,6 +114,8 @@ void exchange::start_shared(const config& cfg) {
     part_bytes_ = 0;
     return;
   }
+  // Reserved like the buffers they stand for (the conveyors' reservations come on top).
+  reserved_ += static_cast<std::size_t>(node_size - 1) * slots_ * capacity_;
   node_index_.assign(static_cast<std::size_t>(pes_), -1);
   for (int p = 0; p < pes_; ++p) {
     if (node_->part(p) == nullptr) continue;
@@ -134,9 +146,11 @@ std::byte* exchange::pair_base(std::byte* part, int index) const noexcept {
 
 void exchange::reclaim(outgoing& o) noexcept {
   const std::uint32_t returned = load_acquire(o.r->returned);
-  const std::uint32_t* back = entries(o.r) + slots_;
+  const std::uint32_t* back = back_of(o.r);
   for (; o.reclaimed != returned; ++o.reclaimed) {
-    const std::uint32_t k = back[o.reclaimed % slots_];
+    const std::uint32_t k = back[o.reclaimed & mask_];
+    MAILROOM_CHECK(k < slots_, "corrupt shared-memory ring from PE {}: slot {} of {}", o.dest, k,
+                   slots_);
     o.free.push_back(k);
     // The slot's header still names its conveyor: the return is that conveyor's credit.
     const auto* h = reinterpret_cast<const buffer_header*>(o.slots + std::size_t{k} * capacity_);
@@ -174,18 +188,26 @@ bool exchange::poll_shared() noexcept {
   }
   if (!credits_due_.empty()) {
     any = true;
-    for (const auto& [id, dest] : credits_due_) {
+    // (Taken out first: a credit may send, and nothing it calls may add to the list meanwhile.)
+    due_.swap(credits_due_);
+    for (const auto& [id, dest] : due_) {
       // A conveyor may be gone already: it had terminated, so its credits no longer matter.
       if (id < conveyors_.size() && conveyors_[id] != nullptr) conveyors_[id]->credit(dest);
     }
-    credits_due_.clear();
+    due_.clear();
   }
   for (incoming& i : in_) {
     const std::uint32_t published = load_acquire(i.r->published);
-    const std::uint32_t* sent = entries(i.r);
+    const std::uint32_t* sent = sent_of(i.r);
     for (; i.taken != published; ++i.taken) {
-      std::byte* buf = i.slots + static_cast<std::size_t>(sent[i.taken % slots_]) * capacity_;
-      received(i.source, buf, reinterpret_cast<const buffer_header*>(buf)->bytes);
+      const std::uint32_t k = sent[i.taken & mask_];
+      MAILROOM_CHECK(k < slots_, "corrupt shared-memory ring from PE {}: slot {} of {}", i.source,
+                     k, slots_);
+      std::byte* buf = i.slots + static_cast<std::size_t>(k) * capacity_;
+      const std::uint32_t bytes = reinterpret_cast<const buffer_header*>(buf)->bytes;
+      MAILROOM_CHECK(bytes >= k_header_bytes && bytes <= capacity_,
+                     "corrupt shared-memory buffer from PE {} ({} bytes)", i.source, bytes);
+      received(i.source, buf, bytes);
       any = true;
     }
   }
@@ -274,8 +296,10 @@ void exchange::release_arrival(int source, std::byte* buf) noexcept {
   // Back to its sender: the ring of (source, this PE) in the source's part.
   ring* r = reinterpret_cast<ring*>(
       pair_base(node_->part(source), node_index_[static_cast<std::size_t>(me_)]));
-  const std::uint32_t returned = r->returned;  // written by this PE only
-  entries(r)[slots_ + returned % slots_] = slot - 1;
+  // (Written by this PE only: a relaxed load reads its own last store.)
+  const std::uint32_t returned =
+      std::atomic_ref<std::uint32_t>(r->returned).load(std::memory_order_relaxed);
+  back_of(r)[returned & mask_] = slot - 1;
   store_release(r->returned, returned + 1);
 }
 
@@ -296,7 +320,7 @@ void exchange::send(int dest, std::byte* buf) {
     const auto k = static_cast<std::uint32_t>(static_cast<std::size_t>(buf - o.slots) / capacity_);
     MAILROOM_ASSERT(buf >= o.slots && k < slots_);
     h->slot = k + 1;
-    entries(o.r)[o.published % slots_] = k;
+    sent_of(o.r)[o.published & mask_] = k;
     store_release(o.r->published, ++o.published);
     ++handed_over_;
     return;

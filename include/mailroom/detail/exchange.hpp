@@ -144,9 +144,12 @@ class exchange final : public transport::channel_sink {
   void reclaim(outgoing& o) noexcept;
   // Slots returned, whose conveyors are yet to be credited (by progress: not from inside a
   // conveyor's own call): conveyor id and destination.
-  std::vector<std::pair<std::uint32_t, int>> credits_due_;
+  std::vector<std::pair<std::uint32_t, int>> credits_due_, due_;
+  [[nodiscard]] std::uint32_t* back_of(void* r) const noexcept;
   std::unique_ptr<transport::node_memory> node_;
-  std::uint32_t slots_ = 0;     // per pair of PEs on this node; 0: none
+  std::uint32_t slots_ = 0;     // per pair of PEs on this node (a power of two); 0: none
+  std::uint32_t mask_ = 0;      // slots_ - 1
+  std::size_t back_offset_ = 0;  // of a ring's back half from its sent half
   std::uint64_t handed_over_ = 0, sent_through_mpi_ = 0;
   std::size_t pair_bytes_ = 0;  // a ring and its slots
   std::size_t ring_bytes_ = 0;
