@@ -96,7 +96,10 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
   const auto& cfg = current_config();
   j["config"] = {{"buffer_bytes", cfg.buffer_bytes},
                  {"credits", cfg.credits},
-                 {"budget_bytes", cfg.budget_bytes}};
+                 {"budget_bytes", cfg.budget_bytes},
+                 {"shared_slots", cfg.shared_slots},
+                 // what this run had per pair of PEs on a node (0: none, or one PE per node)
+                 {"shared_slots_per_pair", mailroom::detail::exchange::get().shared_slots()}};
   j["memory"] = {{"peak_rss_bytes_max_pe", rss}, {"aggregation_peak_bytes_max_pe", pool_peak}};
   double naive = 0;
   for (const auto& r : results)
