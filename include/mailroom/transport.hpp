@@ -88,7 +88,7 @@ class window {
 /// Memory shared by the PEs of a node: every PE allocates `bytes` (MPI_Win_allocate_shared on its
 /// node's communicator; contents undefined, pages touched only when used), and every PE of the
 /// node addresses every PE's part directly. Construction and destruction are collective over
-/// all PEs; `bytes` must agree on a node. With one PE on a node (or no bytes) nothing is
+/// the PEs of a node; `bytes` must agree on a node. With one PE on a node (or no bytes) nothing is
 /// allocated there. Each PE sets up its part, then all call node_barrier() before using others'.
 class node_memory {
  public:

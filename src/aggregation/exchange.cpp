@@ -129,7 +129,6 @@ void exchange::start_shared(const config& cfg) {
     if (p == me_) continue;
     const int index = node_index_[static_cast<std::size_t>(p)];
     outgoing& o = out_[static_cast<std::size_t>(p)];
-    o.dest = p;
     std::byte* mine = pair_base(my_part_, index);
     o.r = ::new (static_cast<void*>(mine)) ring{};
     o.slots = mine + ring_bytes_;
@@ -144,17 +143,18 @@ std::byte* exchange::pair_base(std::byte* part, int index) const noexcept {
   return part + static_cast<std::size_t>(index) * pair_bytes_;
 }
 
-void exchange::reclaim(outgoing& o) noexcept {
+void exchange::reclaim(int dest) noexcept {
+  outgoing& o = out_[static_cast<std::size_t>(dest)];
   const std::uint32_t returned = load_acquire(o.r->returned);
   const std::uint32_t* back = back_of(o.r);
   for (; o.reclaimed != returned; ++o.reclaimed) {
     const std::uint32_t k = back[o.reclaimed & mask_];
-    MAILROOM_CHECK(k < slots_, "corrupt shared-memory ring from PE {}: slot {} of {}", o.dest, k,
+    MAILROOM_CHECK(k < slots_, "corrupt shared-memory ring from PE {}: slot {} of {}", dest, k,
                    slots_);
     o.free.push_back(k);
     // The slot's header still names its conveyor: the return is that conveyor's credit.
     const auto* h = reinterpret_cast<const buffer_header*>(o.slots + std::size_t{k} * capacity_);
-    credits_due_.emplace_back(h->conveyor, o.dest);
+    credits_due_.emplace_back(h->conveyor, dest);
   }
 }
 
@@ -163,7 +163,7 @@ std::byte* exchange::acquire_for(int dest) noexcept {
     outgoing& o = out_[static_cast<std::size_t>(dest)];
     if (o.r != nullptr) {
       // A slot used before, or else one never used (its pages are touched now: the pool grows).
-      if (o.free.empty()) reclaim(o);
+      if (o.free.empty()) reclaim(dest);
       std::uint32_t k = o.fresh;
       if (!o.free.empty()) {
         k = o.free.back();
@@ -184,7 +184,7 @@ bool exchange::poll_shared() noexcept {
   for (const int p : node_pes_) {
     if (p == me_) continue;
     outgoing& o = out_[static_cast<std::size_t>(p)];
-    if (o.reclaimed != load_acquire(o.r->returned)) reclaim(o);
+    if (o.reclaimed != load_acquire(o.r->returned)) reclaim(p);
   }
   if (!credits_due_.empty()) {
     any = true;
@@ -274,8 +274,7 @@ void exchange::release(std::byte* buf) noexcept {
     const auto offset = static_cast<std::size_t>(buf - my_part_);
     const int dest = node_pes_[offset / pair_bytes_];
     outgoing& o = out_[static_cast<std::size_t>(dest)];
-    const auto k = static_cast<std::size_t>(buf - o.slots) / capacity_;
-    o.free.push_back(static_cast<std::uint32_t>(k));
+    o.free.push_back(slot_of(o, buf));
     return;
   }
   // Above budget (after a spill), give memory back instead of keeping it pooled.
@@ -304,12 +303,10 @@ void exchange::release_arrival(int source, std::byte* buf) noexcept {
 }
 
 void exchange::handled(int source, std::byte* buf, std::uint32_t id) {
-  if (reinterpret_cast<const buffer_header*>(buf)->slot != 0) {
-    release_arrival(source, buf);
-    return;
-  }
-  release(buf);
-  if (source != me_) acknowledge(source, id);
+  // A shared slot's return is its acknowledgement; other buffers from other PEs get one by MPI.
+  const bool own_memory = reinterpret_cast<const buffer_header*>(buf)->slot == 0;
+  release_arrival(source, buf);
+  if (own_memory && source != me_) acknowledge(source, id);
 }
 
 void exchange::send(int dest, std::byte* buf) {
@@ -317,7 +314,7 @@ void exchange::send(int dest, std::byte* buf) {
   auto* h = reinterpret_cast<buffer_header*>(buf);
   if (own_slot(buf)) {  // hand the slot over: no copy, no MPI
     outgoing& o = out_[static_cast<std::size_t>(dest)];
-    const auto k = static_cast<std::uint32_t>(static_cast<std::size_t>(buf - o.slots) / capacity_);
+    const std::uint32_t k = slot_of(o, buf);
     MAILROOM_ASSERT(buf >= o.slots && k < slots_);
     h->slot = k + 1;
     sent_of(o.r)[o.published & mask_] = k;

@@ -7,6 +7,8 @@
 
 namespace mailroom::transport::detail {
 [[noreturn]] void mpi_failed(int rc, const char* call, const char* file, int line) noexcept;
+/// The PEs of this node (MPI_COMM_TYPE_SHARED, ranked by world rank), from init to finalize.
+MPI_Comm node_comm() noexcept;
 }  // namespace mailroom::transport::detail
 
 #define MAILROOM_MPI(call)                                                              \

@@ -13,7 +13,7 @@ constexpr std::size_t k_align = 64;
 }
 
 struct node_memory::impl {
-  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm node = detail::node_comm();
   MPI_Win win = MPI_WIN_NULL;
   std::vector<std::byte*> parts;  // by world rank
 };
@@ -21,10 +21,7 @@ struct node_memory::impl {
 node_memory::node_memory(std::size_t bytes) : impl_(std::make_unique<impl>()) {
   impl_->parts.assign(static_cast<std::size_t>(size()), nullptr);
   const int me = rank();
-  MAILROOM_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL,
-                                   &impl_->node));
-  int node_size = 1;
-  MAILROOM_MPI(MPI_Comm_size(impl_->node, &node_size));
+  const int node_size = layout().node_size;
   if (node_size == 1 || bytes == 0) return;
   // Each part on pages of its own (first touched by its owner, so on its owner's NUMA node).
   MPI_Info info = MPI_INFO_NULL;
@@ -62,7 +59,6 @@ node_memory::~node_memory() {
     MPI_Win_unlock_all(impl_->win);
     MPI_Win_free(&impl_->win);
   }
-  if (impl_->node != MPI_COMM_NULL) MPI_Comm_free(&impl_->node);
 }
 
 std::byte* node_memory::part(int pe) const noexcept {

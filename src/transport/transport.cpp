@@ -18,11 +18,14 @@ bool g_up = false;
 int g_rank = 0;
 int g_size = 1;
 node_layout g_layout;
+MPI_Comm g_node_comm = MPI_COMM_NULL;
 
 void mpi_abort_hook(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
 }  // namespace
 
 namespace detail {
+MPI_Comm node_comm() noexcept { return g_node_comm; }
+
 void mpi_failed(int rc, const char* call, const char* file, int line) noexcept {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
@@ -54,9 +57,10 @@ void init(int* argc, char*** argv) {
   mailroom::detail::set_error_rank(g_rank);
   mailroom::detail::set_abort_hook(&mpi_abort_hook);
 
-  MPI_Comm node_comm = MPI_COMM_NULL;
+  // Kept for the node's shared memory (node_memory) until finalize.
   MAILROOM_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL,
-                                   &node_comm));
+                                   &g_node_comm));
+  MPI_Comm node_comm = g_node_comm;
   MAILROOM_MPI(MPI_Comm_rank(node_comm, &g_layout.node_rank));
   MAILROOM_MPI(MPI_Comm_size(node_comm, &g_layout.node_size));
   // Node leaders (node_rank 0) number the nodes in order of their world rank.
@@ -73,7 +77,6 @@ void init(int* argc, char*** argv) {
   MAILROOM_MPI(MPI_Bcast(&nodes, 1, MPI_INT, 0, node_comm));
   g_layout.node = node;
   g_layout.nodes = nodes;
-  MAILROOM_MPI(MPI_Comm_free(&node_comm));
   g_up = true;
 }
 
@@ -81,6 +84,7 @@ void finalize() {
   if (!g_up) return;
   g_up = false;
   mailroom::detail::set_abort_hook(nullptr);
+  MPI_Comm_free(&g_node_comm);
   if (g_we_initialised) MPI_Finalize();
 }
 

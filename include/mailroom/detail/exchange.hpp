@@ -132,7 +132,6 @@ class exchange final : public transport::channel_sink {
     std::uint32_t fresh = 0;          // slots fresh..slots_-1 have never been used
     std::uint32_t published = 0;      // slots handed over so far
     std::uint32_t reclaimed = 0;      // slots taken back so far
-    int dest = 0;
   };
   struct incoming {  // another PE's slots for this PE
     ring* r = nullptr;
@@ -141,7 +140,10 @@ class exchange final : public transport::channel_sink {
     std::uint32_t taken = 0;  // slots received so far
   };
   [[nodiscard]] std::byte* pair_base(std::byte* part, int index) const noexcept;
-  void reclaim(outgoing& o) noexcept;
+  void reclaim(int dest) noexcept;
+  [[nodiscard]] std::uint32_t slot_of(const outgoing& o, const std::byte* buf) const noexcept {
+    return static_cast<std::uint32_t>(static_cast<std::size_t>(buf - o.slots) / capacity_);
+  }
   // Slots returned, whose conveyors are yet to be credited (by progress: not from inside a
   // conveyor's own call): conveyor id and destination.
   std::vector<std::pair<std::uint32_t, int>> credits_due_, due_;
