@@ -25,14 +25,15 @@ sparse_matrix lambda(const problem& pb) {
   std::inclusive_scan(ptr.begin(), ptr.begin() + n + 2, ptr.begin());
   std::vector<std::int64_t> cols(ptr[n + 1]);
   std::vector<double> vals(valued ? ptr[n + 1] : 0);
-  mailroom::selector move{lambdas{}, lambdas{}};
   struct context {  // this PE's arrays, behind one symmetric handle
     std::int64_t *ptr, *cols;
     const std::int64_t* cperm;
     double* vals;  // null for a pattern matrix
   };
+  // Allocated (collectively) before the selector: its handlers may run from then on.
   const symmetric<context> here(
       {ptr.data(), cols.data(), pb.col_perm.data(), valued ? vals.data() : nullptr});
+  mailroom::selector move{lambdas{}, lambdas{}};
   for (std::int64_t l = 0; l < n; ++l)
     for (std::int64_t k = a.row_ptr()[l], r = pb.row_perm[l]; k < a.row_ptr()[l + 1]; ++k)
       // At the owner of col_perm[j]; then at the new row's owner.

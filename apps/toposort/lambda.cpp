@@ -25,14 +25,17 @@ result lambda(const sparse_matrix& a, const sparse_matrix& at) {
   for (std::int64_t l = 0; l < lr; ++l)
     rows[l] = {std::ssize(a.row(l)), 0,
                std::accumulate(a.row(l).begin(), a.row(l).end(), std::int64_t{0})};
-  mailroom::selector topo{graph{{0, 1}, {1, 0}}, lambdas{}, lambdas{}};
+  using topo_selector = mailroom::selector<lambdas, lambdas>;
   struct context {
     row_state* rows;
     const sparse_matrix* at;
-    decltype(&topo) self;
+    topo_selector* self;
     std::int64_t P, me;
   };
-  const symmetric<context> here({rows.data(), &at, &topo, P, this_pe().rank()});
+  // Allocated (collectively) before the selector: handlers may run from then on.
+  const symmetric<context> here({rows.data(), &at, nullptr, P, this_pe().rank()});
+  topo_selector topo{graph{{0, 1}, {1, 0}}, lambdas{}, lambdas{}};
+  here->self = &topo;
   // Local row l loses column c, pivoted at level lev; once one column is left, the row (global
   // row g) pivots: that column's other rows lose it in turn. (Passed itself, for its closures.)
   const auto remove = [here](const auto& again, std::int64_t l, std::int64_t c,

@@ -32,8 +32,16 @@ namespace mailroom {
   X(idle_sleep_ns, "MAILROOM_IDLE_SLEEP_NS", count, 0,                                          \
     "after 64 progress calls in a row find nothing to do, sleep this long, at most 1 s; 0: "    \
     "spin. Unset: 0, or 1000 on a node with more PEs than cores")                               \
-  X(watchdog, "MAILROOM_WATCHDOG", count, 0,                                                     \
-    "seconds a wait may make no progress before every stuck PE reports and the job stops; 0: off") \
+  X(idle_flush, "MAILROOM_IDLE_FLUSH", count, 256,                                               \
+    "a PE that waits (wait, yield, barrier, quiesce, a collective) ships its partly filled "     \
+    "buffers that have a credit after this many progress polls in a row find nothing to do; 0: " \
+    "never (flush() by hand)")                                                                   \
+  X(watchdog, "MAILROOM_WATCHDOG", count, 300,                                                   \
+    "seconds a wait may make no progress before every stuck PE reports what it waits for and "  \
+    "the job stops; 0: off. Set it above the longest computation between mailroom calls")      \
+  X(stats, "MAILROOM_STATS", count, 0,                                                           \
+    "1: every PE prints each selector's counters (messages, bytes, buffers, mean fill, credit " \
+    "waits) when it ends")                                                                       \
   X(verbose, "MAILROOM_VERBOSE", count, 0, "1 prints the configuration on rank 0 at start-up")
 
 /// The runtime configuration, read from the environment at start-up.

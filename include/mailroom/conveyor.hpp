@@ -3,6 +3,7 @@
 #pragma once
 
 #include "mailroom/detail/conveyor_core.hpp"
+#include "mailroom/detail/signature.hpp"
 #include "mailroom/pe.hpp"
 
 #include <type_traits>
@@ -100,7 +101,8 @@ class conveyor {
   void flush() { core_.flush(false); }
 
  private:
-  detail::conveyor_core core_;
+  detail::conveyor_core core_{false,
+                             detail::type_signature<conveyor, detail::box_of<T, conveyor>>};
   int pes_ = detail::exchange::get().pes();
   const std::byte* cursor_ = nullptr;
   bool finished_ = false;

@@ -6,17 +6,47 @@
 #include "mailroom/detail/scheduler.hpp"
 #include "mailroom/pe.hpp"
 
+#include <cstdint>
 #include <utility>
 
 namespace mailroom {
 
+/// The MPI communicator mailroom runs on, named without <mpi.h>: world() (the default), or a
+/// communicator of the program's through `mailroom::mpi_communicator(MPI_Comm)` from
+/// <mailroom/mpi.hpp>. mailroom duplicates it: its traffic and collectives never match the
+/// program's, and the program's communicators keep their error handlers.
+class communicator {
+ public:
+  /// MPI_COMM_WORLD.
+  static constexpr communicator world() noexcept { return communicator(-1); }
+  /// From a Fortran handle (MPI_Comm_c2f), which any MPI can convert without <mpi.h> here.
+  static constexpr communicator from_fortran(std::int64_t handle) noexcept {
+    return communicator(handle);
+  }
+  [[nodiscard]] constexpr std::int64_t fortran_handle() const noexcept { return handle_; }
+
+ private:
+  constexpr explicit communicator(std::int64_t handle) noexcept : handle_(handle) {}
+  std::int64_t handle_;
+};
+
 /// Starts mailroom on this PE: MPI (unless the program started it), the configuration from the
 /// MAILROOM_* environment, the aggregation exchange, the symmetric heap and the lambda registry.
-/// Collective: every PE constructs exactly one, before any other mailroom object, and destroys
-/// it after all of them.
+/// Collective over `comm`: every PE of it constructs exactly one, before any other mailroom
+/// object, and destroys it after all of them. PE numbers are ranks in `comm`.
+///
+/// Living beside the program's own MPI: MPI is initialised with MPI_THREAD_FUNNELED unless the
+/// program did it (any level then, if the runtime is constructed on the thread that initialised
+/// MPI); mailroom calls MPI only from that thread. Between mailroom calls the program may call
+/// MPI on its own communicators; before a blocking collective of its own (MPI_Allreduce,
+/// MPI_Barrier, ...) that a PE may reach while another still sends it mailroom messages, call
+/// mailroom::quiesce() on every PE: a PE blocked in MPI takes in no buffers and acknowledges
+/// none, so a peer waiting for its acknowledgements would never reach the collective.
 class runtime {
  public:
-  runtime(int& argc, char**& argv);
+  runtime(int& argc, char**& argv, communicator comm = communicator::world());
+  /// Without the command line (for a program that initialised MPI itself, say).
+  explicit runtime(communicator comm = communicator::world());
   ~runtime();
   runtime(const runtime&) = delete;
   runtime& operator=(const runtime&) = delete;
@@ -35,6 +65,12 @@ class runtime {
 void yield();
 /// Waits until every PE arrives, running handlers meanwhile (not callable from a handler).
 void barrier();
+/// Collective: returns on every PE once no mailroom message is in flight anywhere: every message
+/// sent before any PE called it, and every message their handlers sent in turn, has been handled,
+/// and no PE waits for an acknowledgement of another. Runs handlers and ships partly filled
+/// buffers meanwhile; selectors stay usable (sends may resume after it). Call it on every PE
+/// before a blocking MPI collective of the program's own. Not callable from a handler.
+void quiesce();
 /// Seconds on a per-PE wall clock.
 [[nodiscard]] double wtime() noexcept;
 

@@ -5,6 +5,7 @@
 
 #include "mailroom/detail/lambda_registry.hpp"
 #include "mailroom/detail/scheduler.hpp"
+#include "mailroom/detail/signature.hpp"
 #include "mailroom/runtime.hpp"
 #include "mailroom/termination.hpp"
 
@@ -62,10 +63,19 @@ inline void call_handler(H& h, const T& msg, pe from, Sel& self) {
 template <class Spec, class Sel>
 class mailbox_impl;
 
+// A mailbox as its selector's signature sees it (detail/signature.hpp).
+template <class Spec>
+struct spec_box;
+template <class T, class H>
+struct spec_box<mailbox_spec<T, H>> : box_of<T, H> {};
+template <>
+struct spec_box<lambdas> : box_of<void, lambdas> {};
+
 template <class T, class H, class Sel>
 class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
  public:
-  mailbox_impl(mailbox_spec<T, H>&& spec, Sel* self) : handler_(std::move(spec.handler)), self_(self) {
+  mailbox_impl(mailbox_spec<T, H>&& spec, Sel* self, std::uint32_t signature)
+      : mailbox_base(false, signature), handler_(std::move(spec.handler)), self_(self) {
     MAILROOM_CHECK(sizeof(T) + k_header_bytes <= exchange::get().capacity(),
                    "mailbox message of {} bytes does not fit in MAILROOM_BUFFER_BYTES={}",
                    sizeof(T), exchange::get().capacity());
@@ -112,7 +122,8 @@ class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
 template <class Sel>
 class mailbox_impl<lambdas, Sel> final : public mailbox_base {
  public:
-  mailbox_impl(lambdas&&, Sel* self) : mailbox_base(true), self_(self) {}
+  mailbox_impl(lambdas&&, Sel* self, std::uint32_t signature)
+      : mailbox_base(true, signature), self_(self) {}
 
   void process_front() override {
     const arrival& a = conveyor.front();
@@ -270,8 +281,10 @@ class selector {
   template <std::size_t... I>
   void build(std::index_sequence<I...>, Specs&&... specs) {
     // A comma fold runs left to right: mailboxes take their collective ids in index order.
-    ((std::get<I>(boxes_) =
-          std::make_unique<detail::mailbox_impl<Specs, selector>>(std::move(specs), this)),
+    const std::uint32_t signature =
+        detail::type_signature<selector, detail::spec_box<Specs>...>;
+    ((std::get<I>(boxes_) = std::make_unique<detail::mailbox_impl<Specs, selector>>(
+          std::move(specs), this, signature + static_cast<std::uint32_t>(I))),
      ...);
   }
   template <std::size_t... I>
@@ -283,6 +296,7 @@ class selector {
   // the fast path keeps nothing alive for them (no spills in a send loop).
   template <class T>
   [[gnu::noinline]] static void push_blocked(detail::conveyor_core& c, int dest, T msg) {
+    const detail::credit_wait timer(c);
     do detail::scheduler::progress();
     while (!c.template push<sizeof(T)>(dest, &msg));
   }
@@ -310,6 +324,7 @@ class selector {
   [[gnu::noinline]] static void push_delta_blocked_record(
       detail::conveyor_core& c, int dest, const std::uint32_t& id,
       detail::conveyor_core::record_words<W> words) {
+    const detail::credit_wait timer(c);
     do detail::scheduler::progress();
     while (!c.template push_delta<W>(dest, id, words.data()));
   }
@@ -317,6 +332,7 @@ class selector {
   [[gnu::noinline]] static void push_whole_blocked(detail::conveyor_core& c, int dest,
                                                    const std::uint32_t& id, L closure) {
     constexpr std::size_t W = detail::lambda_words<L>;
+    const detail::credit_wait timer(c);
     do detail::scheduler::progress();
     while (!c.template push_whole<W * 8, sizeof(L)>(dest, id, &closure));
   }

@@ -10,11 +10,23 @@
 
 namespace mailroom::transport {
 
-/// Initialises MPI (unless the program already did) and the error hooks. Called by the runtime.
-void init(int* argc, char*** argv);
-/// Finalises MPI if init() initialised it.
+/// Initialises MPI (unless the program already did: then its thread level is checked) and
+/// duplicates the communicator to run on, `comm_f` (a Fortran handle, MPI_Comm_c2f; -1 for
+/// MPI_COMM_WORLD). mailroom's traffic and collectives use the duplicate only; the program's
+/// communicators keep their error handlers and tags. Called by the runtime.
+void init(int* argc, char*** argv, std::int64_t comm_f = -1);
+/// Frees the duplicate; finalises MPI if init() initialised it.
 void finalize();
 [[nodiscard]] bool initialized() noexcept;
+
+/// What the transport's blocking calls ask of the layers above: whether this PE has mailroom
+/// state that a peer may need it to move, and one poll of the progress engine (handlers
+/// included; `waiting_in` names the wait for the watchdog). Set by the runtime once it runs.
+struct progress_hooks {
+  bool (*active)() = nullptr;
+  void (*progress)(const char* waiting_in) = nullptr;
+};
+void set_progress_hooks(progress_hooks hooks) noexcept;
 
 [[nodiscard]] int rank() noexcept;
 [[nodiscard]] int size() noexcept;
@@ -28,6 +40,8 @@ struct node_layout {
 };
 [[nodiscard]] const node_layout& layout() noexcept;
 
+/// Every collective below keeps the progress engine running while mailroom is active on this PE
+/// (transport::progress_hooks), so a peer still sending to this PE can reach it.
 void barrier();
 [[nodiscard]] double wtime() noexcept;
 [[noreturn]] void abort(int code) noexcept;
@@ -148,7 +162,10 @@ class channel {
 };
 
 /// A private communicator for one termination protocol, so that concurrent protocols of
-/// different mailboxes can never match each other's collectives. Construction is collective.
+/// different mailboxes can never match each other's collectives. Construction is collective but
+/// does not block (MPI_Comm_idup, completed by test()): a PE constructing a mailbox while a peer
+/// still sends to it on another keeps taking in buffers. An operation started before the
+/// duplicate is ready starts when it is.
 class collective_context {
  public:
   collective_context();

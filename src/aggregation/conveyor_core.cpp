@@ -12,14 +12,17 @@ exchange& running_exchange() {
 }
 }  // namespace
 
-conveyor_core::conveyor_core(bool delta_records)
+conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature)
     : ex_(running_exchange()),
       id_(0),
       capacity_(static_cast<std::uint32_t>(ex_.capacity())),
       me_(ex_.me()),
       fills_(delta_records ? 0 : static_cast<std::size_t>(ex_.pes())),
       lanes_(delta_records ? static_cast<std::size_t>(ex_.pes()) : 0),
+      signature_(signature),
       sent_to_(static_cast<std::size_t>(ex_.pes()), 0),
+      bytes_to_(static_cast<std::size_t>(ex_.pes()), 0),
+      buffers_to_(static_cast<std::size_t>(ex_.pes()), 0),
       outstanding_(static_cast<std::size_t>(ex_.pes()), 0),
       credits_(0) {
   // Every PE creates the same conveyors in the same order with the same configuration, so the
@@ -47,6 +50,8 @@ conveyor_core::~conveyor_core() {
   for (auto& a : arrivals_) ex_.release_arrival(a.source, a.buf);
   for (auto& [dest, buf] : backlog_) ex_.release(buf);
   ex_.backlog_changed(-static_cast<int>(backlog_.size()));
+  // Acknowledgements still to come are dropped on arrival (this conveyor is gone).
+  ex_.unacknowledged -= unacknowledged();
   ex_.release_credits(credits_);
   ex_.detach(id_);
 }
@@ -89,13 +94,18 @@ void conveyor_core::ship(int dest) noexcept {
   fill& f = fill_of(static_cast<std::size_t>(dest));
   if (!lanes_.empty()) close_run(lanes_[static_cast<std::size_t>(dest)]);
   auto* h = reinterpret_cast<buffer_header*>(f.buf);
-  *h = buffer_header{id_, f.used(), f.items(), 0};
-  sent_to_[static_cast<std::size_t>(dest)] += f.items();
+  *h = buffer_header{id_, f.used(), f.items(), 0, signature_, 0};
+  const auto d = static_cast<std::size_t>(dest);
+  sent_to_[d] += f.items();
+  bytes_to_[d] += f.used() - static_cast<std::int64_t>(k_header_bytes);
+  ++buffers_to_[d];
   sent_items_ += f.items();
+  ex_.items_shipped += f.items();
   if (dest == me_) {
     deliver(me_, f.buf);  // own PE: no MPI
-  } else if (outstanding_[static_cast<std::size_t>(dest)] < credits_) {
-    ++outstanding_[static_cast<std::size_t>(dest)];
+  } else if (outstanding_[d] < credits_) {
+    ++outstanding_[d];
+    ++ex_.unacknowledged;
     ex_.send(dest, f.buf);
   } else {
     backlog_.emplace_back(dest, f.buf);
@@ -120,12 +130,14 @@ bool conveyor_core::flush(bool force) {
 
 void conveyor_core::credit(int dest) noexcept {
   --outstanding_[static_cast<std::size_t>(dest)];
+  --ex_.unacknowledged;
   for (auto it = backlog_.begin(); it != backlog_.end(); ++it) {
     if (it->first != dest) continue;
     std::byte* buf = it->second;
     backlog_.erase(it);
     ex_.backlog_changed(-1);
     ++outstanding_[static_cast<std::size_t>(dest)];
+    ++ex_.unacknowledged;
     ex_.send(dest, buf);
     return;
   }
@@ -140,7 +152,29 @@ void conveyor_core::pop_front() noexcept {
   const arrival a = arrivals_.front();
   arrivals_.pop_front();
   processed_items_ += a.header().items;
+  ex_.items_handled += a.header().items;
   ex_.handled(a.source, a.buf, id_);
+}
+
+std::int64_t conveyor_core::filling_items(std::vector<int>* to, std::size_t most) const {
+  std::int64_t items = 0;
+  for (std::size_t d = 0; d < dests(); ++d) {
+    const fill& f = lanes_.empty() ? fills_[d] : lanes_[d].f;
+    if (f.buf == nullptr || f.items() == 0) continue;
+    items += f.items();
+    if (to != nullptr && to->size() < most) to->push_back(static_cast<int>(d));
+  }
+  return items;
+}
+
+std::int64_t conveyor_core::unacknowledged(std::vector<int>* to, std::size_t most) const {
+  std::int64_t n = 0;
+  for (std::size_t d = 0; d < outstanding_.size(); ++d) {
+    if (outstanding_[d] == 0) continue;
+    n += outstanding_[d];
+    if (to != nullptr && to->size() < most) to->push_back(static_cast<int>(d));
+  }
+  return n;
 }
 
 void conveyor_core::close() noexcept {

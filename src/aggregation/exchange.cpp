@@ -3,6 +3,7 @@
 #include "mailroom/detail/exchange.hpp"
 
 #include "mailroom/detail/conveyor_core.hpp"
+#include "mailroom/detail/signature.hpp"
 #include "mailroom/error.hpp"
 
 #include <algorithm>
@@ -247,10 +248,34 @@ std::uint32_t exchange::attach(conveyor_core* c) {
   conveyors_.push_back(c);
   ++live_;
   if (auto it = early_.find(id); it != early_.end()) {
-    for (auto& [src, buf] : it->second) c->deliver(src, buf);
+    for (auto& [src, buf] : it->second) {
+      const auto& h = *reinterpret_cast<const buffer_header*>(buf);
+      if (MAILROOM_UNLIKELY(h.signature != c->signature())) mismatch(src, h, *c);
+      c->deliver(src, buf);
+    }
     early_.erase(it);
   }
   return id;
+}
+
+void exchange::mismatch(int source, const buffer_header& h, const conveyor_core& c) const {
+  MAILROOM_FAIL("PEs constructed their selectors differently: PE {} sent a buffer to its mailbox "
+                "#{} (the {}th mailbox or conveyor it constructed), {}; but on PE {} mailbox #{} "
+                "is {}. Every PE must construct its selectors and conveyors in the same order, "
+                "with the same mailbox types",
+                source, h.conveyor, h.conveyor + 1, describe_signature(h.signature), me_,
+                h.conveyor, describe_signature(c.signature()));
+}
+
+std::string exchange::describe_early() const {
+  std::string out;
+  for (const auto& [id, list] : early_) {
+    const auto& h = *reinterpret_cast<const buffer_header*>(list.front().second);
+    out += fmt::format("  {} buffers arrived (first from PE {}) for mailbox #{}, which this PE "
+                       "has not constructed: on the sender, {}\n",
+                       list.size(), list.front().first, id, describe_signature(h.signature));
+  }
+  return out;
 }
 
 void exchange::detach(std::uint32_t id) noexcept {
@@ -351,8 +376,9 @@ void exchange::received(int source, std::byte* data, std::size_t bytes) noexcept
     conveyor_core* c = conveyors_[h.conveyor];
     MAILROOM_CHECK(c != nullptr,
                    "a message arrived from PE {} for mailbox #{} after it was destroyed here: "
-                   "was it destroyed before it terminated?",
-                   source, h.conveyor);
+                   "was it destroyed before it terminated? (on the sender it is {})",
+                   source, h.conveyor, describe_signature(h.signature));
+    if (MAILROOM_UNLIKELY(h.signature != c->signature())) mismatch(source, h, *c);
     c->deliver(source, data);
   } else {
     // Collective construction: the sender built this mailbox before we did. Keep, never lose.

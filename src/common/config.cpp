@@ -27,6 +27,8 @@ limits limits_of(std::string_view env) {
   if (env == "MAILROOM_SYMMETRIC_HEAP_BYTES") return {1ull << 20, 1ull << 44};
   if (env == "MAILROOM_WATCHDOG") return {0, 7 * 24 * 3600};
   if (env == "MAILROOM_IDLE_SLEEP_NS") return {0, 1000000000};
+  if (env == "MAILROOM_IDLE_FLUSH") return {0, 1ull << 40};
+  if (env == "MAILROOM_STATS") return {0, 1};
   return {0, std::numeric_limits<std::uint64_t>::max()};
 }
 }  // namespace

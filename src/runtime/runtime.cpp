@@ -22,20 +22,30 @@ bool g_runtime_exists = false;
 // case too). Measured on a 2-core machine: 4 PEs through 80000 short kernels took 44 s spinning
 // and 5 s sleeping once the other programs on the machine kept both cores busy.
 constexpr std::uint64_t k_oversubscribed_idle_sleep_ns = 1000;
-std::unique_ptr<transport::collective_context> g_barrier;
+std::unique_ptr<transport::collective_context> g_barrier, g_quiesce;
 
 // A barrier that keeps mailroom moving while it waits: a PE blocked in MPI_Barrier would stop
 // taking in buffers, and PEs still sending to it could never reach the barrier.
 void progressing_barrier() {
   g_barrier->start_barrier();
-  while (!g_barrier->test()) detail::scheduler::progress();
+  while (!g_barrier->test()) detail::scheduler::progress_waiting("barrier()");
 }
-}  // namespace
 
-runtime::runtime(int& argc, char**& argv) {
+// What the transport's collectives ask: does this PE hold mailroom state a peer may need it to
+// move (then they wait without blocking, running the progress engine)?
+bool mailroom_active() {
+  if (!detail::exchange::running()) return false;
+  const detail::exchange& ex = detail::exchange::get();
+  return ex.live_conveyors() > 0 || !ex.drained() || ex.unacknowledged > 0;
+}
+void progress_in_collective(const char* what) {
+  if (detail::exchange::running()) detail::scheduler::progress_waiting(what);
+}
+
+void start(int* argc, char*** argv, communicator comm) {
   MAILROOM_CHECK(!g_runtime_exists, "a second mailroom::runtime was constructed; create one per "
                  "program");
-  transport::init(&argc, &argv);
+  transport::init(argc, argv, comm.fortran_handle());
   mailroom::config cfg = mailroom::config::from_environment();
   const long cores = sysconf(_SC_NPROCESSORS_ONLN);
   if (std::getenv("MAILROOM_IDLE_SLEEP_NS") == nullptr && cores > 0 &&
@@ -51,16 +61,24 @@ runtime::runtime(int& argc, char**& argv) {
   detail::finalize_lambda_registry();
   detail::exchange::start(cfg);
   g_barrier = std::make_unique<transport::collective_context>();
+  g_quiesce = std::make_unique<transport::collective_context>();
   g_runtime_exists = true;
   transport::barrier();
+  transport::set_progress_hooks({&mailroom_active, &progress_in_collective});
 }
+}  // namespace
+
+runtime::runtime(int& argc, char**& argv, communicator comm) { start(&argc, &argv, comm); }
+runtime::runtime(communicator comm) { start(nullptr, nullptr, comm); }
 
 runtime::~runtime() {
   MAILROOM_CHECK(detail::scheduler::live.empty(),
                  "mailroom::runtime destroyed while {} selector(s) still exist",
                  detail::scheduler::live.size());
   progressing_barrier();
+  transport::set_progress_hooks({});
   g_barrier.reset();
+  g_quiesce.reset();
   detail::exchange::stop();
   detail::symmetric_stop();
   g_runtime_exists = false;
@@ -75,7 +93,7 @@ double wtime() noexcept { return transport::wtime(); }
 
 void yield() {
   detail::scheduler::check_running("mailroom::yield");
-  detail::scheduler::progress();
+  detail::scheduler::progress_waiting("yield()");
 }
 
 void barrier() {
@@ -83,6 +101,37 @@ void barrier() {
   MAILROOM_CHECK(!detail::scheduler::in_handler(), "barrier() called from a handler: handlers "
                  "must never block");
   progressing_barrier();
+}
+
+}  // namespace mailroom
+
+namespace mailroom {
+
+// Mattern's four-counter waves (termination::quiescence) over counts of every conveyor this PE
+// has ever had: items shipped (to any PE) and items handled here. They are sampled only when
+// nothing has arrived unhandled here, every partly filled buffer is shipped and none waits for a
+// credit, so every item this PE pushed is counted as shipped; two waves with equal sums mean
+// nothing was in flight between them, and nothing can be sent again before this returns (only
+// handlers could, and nothing is left to handle). Then each PE waits for the acknowledgements of
+// its own buffers: all were handled, so all are on their way.
+void quiesce() {
+  using detail::scheduler;
+  scheduler::check_running("mailroom::quiesce");
+  MAILROOM_CHECK(!scheduler::in_handler(), "quiesce() called from a handler: handlers must "
+                 "never block");
+  detail::exchange& ex = detail::exchange::get();
+  termination::quiescence waves;
+  for (;;) {
+    scheduler::progress_waiting("quiesce()");
+    bool ready = ex.drained();
+    for (const detail::selector_core* s : scheduler::live)
+      if (s->has_arrivals()) ready = false;
+    if (ready)
+      for (detail::selector_core* s : scheduler::live)
+        if (!s->flush_partial()) ready = false;
+    if (waves.step(*g_quiesce, ready, ex.items_shipped, ex.items_handled)) break;
+  }
+  while (ex.unacknowledged > 0) scheduler::progress_waiting("quiesce(): acknowledgements");
 }
 
 }  // namespace mailroom

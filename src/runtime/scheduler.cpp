@@ -1,10 +1,12 @@
 // The progress engine and the termination of each selector's components.
 #include "mailroom/detail/scheduler.hpp"
 
+#include "mailroom/detail/signature.hpp"
 #include "mailroom/error.hpp"
 
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 
 namespace mailroom::detail {
 
@@ -22,6 +24,8 @@ void scheduler::check_running(std::string_view call) {
 }
 
 double scheduler::last_activity = -1;  // when idling began; -1: not idle
+std::uint64_t scheduler::idle_polls = 0;
+const char* scheduler::waiting_in = nullptr;
 
 bool scheduler::progress() {
   bool any = exchange::get().progress();
@@ -30,12 +34,45 @@ bool scheduler::progress() {
   for (std::size_t i = 0; i < live.size(); ++i) any = live[i]->step() || any;
   if (any) {
     last_activity = -1;
+    idle_polls = 0;
     exchange::get().idle_poll(false);
     return true;
   }
+  ++idle_polls;
   if (current_config().watchdog > 0) watch_idle();
   exchange::get().idle_poll(true);
   return false;
+}
+
+bool scheduler::progress_waiting(const char* what) {
+  const char* outer = waiting_in;
+  waiting_in = what;
+  const bool any = progress();
+  const std::uint64_t polls = current_config().idle_flush;
+  if (!any && polls > 0 && idle_polls >= polls && !in_handler()) {
+    idle_polls = 0;
+    flush_idle();
+  }
+  waiting_in = outer;
+  return any;
+}
+
+void scheduler::flush_idle() {
+  // Without a credit a buffer stays open and keeps filling: forced into the backlog it would
+  // wait for the credit all the same, and a cycle of short messages would then close nearly
+  // empty buffers at every idle moment (docs/design.md, termination of cycles).
+  for (selector_core* s : live) s->flush_partial();
+}
+
+handler_scope::handler_scope() noexcept {
+  scheduler::sending_from = scheduler::k_from_handler;
+  g_may_spill = true;
+}
+
+handler_scope::~handler_scope() {
+  g_may_spill = false;
+  scheduler::sending_from = scheduler::k_from_user;
+  scheduler::current_source = -1;
 }
 
 void scheduler::watch_idle() {
@@ -49,8 +86,10 @@ void scheduler::watch_idle() {
   std::string report;
   for (const selector_core* s : live) report += s->describe();
   if (report.empty()) report = "  (no live selector)\n";
-  std::fprintf(stderr, "mailroom: rank %d: watchdog: no progress for %.0f s (MAILROOM_WATCHDOG=%.0f); "
-               "not terminated here:\n%s", transport::rank(), now - last_activity, limit,
+  report += exchange::get().describe_early();
+  std::fprintf(stderr, "mailroom: rank %d: watchdog: no progress for %.0f s (MAILROOM_WATCHDOG=%.0f) "
+               "in %s; not terminated here:\n%s", transport::rank(), now - last_activity, limit,
+               waiting_in != nullptr ? waiting_in : "a send waiting for credits",
                report.c_str());
   std::fflush(stderr);
   // Give the other stuck PEs time to print their side before the job goes down.
@@ -59,8 +98,8 @@ void scheduler::watch_idle() {
   MAILROOM_FAIL("watchdog: no progress for {:.0f} s; see the report above", now - last_activity);
 }
 
-mailbox_base::mailbox_base(bool delta_records)
-    : conveyor(delta_records), accepts(scheduler::k_from_handler) {}
+mailbox_base::mailbox_base(bool delta_records, std::uint32_t signature)
+    : conveyor(delta_records, signature), accepts(scheduler::k_from_handler) {}
 
 selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
                              std::string_view kind)
@@ -69,7 +108,8 @@ selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
       components_(plan_.components.size()),
       user_done_(boxes_.size(), false),
       id_(static_cast<std::uint32_t>(scheduler::owners.size())),
-      kind_(kind) {
+      kind_(kind),
+      waiting_name_(fmt::format("wait() of {} #{}", kind, id_)) {
   MAILROOM_CHECK(!scheduler::in_handler(),
                  "a {} was constructed inside a handler: construction is collective, so every "
                  "PE must construct its selectors in the same order from user code", kind);
@@ -110,18 +150,94 @@ void selector_core::done(int m) {
 
 std::string selector_core::describe() const {
   std::string out;
+  const auto pes = [](const std::vector<int>& v, std::int64_t n) {
+    std::string s;
+    for (int p : v) s += fmt::format("{}{}", s.empty() ? "" : " ", p);
+    return static_cast<std::int64_t>(v.size()) < n ? s + " ..." : s;
+  };
+  constexpr std::size_t k_listed = 8;
   for (std::size_t m = 0; m < boxes_.size(); ++m) {
     const auto& conv = boxes_[m]->conveyor;
     const bool fin = mailbox_finished(static_cast<int>(m));
     if (fin) continue;
+    std::string state;
+    switch (conv.state()) {
+      case conveyor_core::stream::open: break;
+      case conveyor_core::stream::flushing:
+      case conveyor_core::stream::counting:
+        state = ", ending: waiting for every PE to end its stream to it";
+        break;
+      case conveyor_core::stream::draining:
+        state = ", ending: waiting for items still on their way here";
+        break;
+      case conveyor_core::stream::ended: state = ", ended"; break;
+    }
+    std::vector<int> filling, unacked;
+    const std::int64_t items = conv.filling_items(&filling, k_listed);
+    const std::int64_t buffers = conv.unacknowledged(&unacked, k_listed);
     out += fmt::format(
-        "  {} #{} mailbox {}: {}, {}, sent {} items, handled {}, {} buffers waiting here{}\n",
-        kind_, id_, m, plan_.entry[m] ? "entry" : "fed by handlers",
-        plan_.entry[m] ? (user_done_[m] ? "done() called" : "done() NOT called") : "closed by runtime",
+        "  {} #{} mailbox {} ({}): {}, {}, sent {} items, handled {}, {} buffers waiting "
+        "here{}{}{}{}\n",
+        kind_, id_, m, describe_signature(conv.signature()),
+        plan_.entry[m] ? "entry" : "fed by handlers",
+        plan_.entry[m] ? (user_done_[m] ? "done() called" : "done() NOT called")
+                       : "closed by runtime",
         conv.sent_items(), conv.processed_items(), conv.arrivals(),
-        conv.backlogged() ? ", buffers waiting for credits" : "");
+        items > 0 ? fmt::format(", {} items in partly filled buffers (to PEs {})", items,
+                                pes(filling, static_cast<std::int64_t>(filling.size()) +
+                                                 (items > 0 && filling.size() == k_listed)))
+                  : "",
+        buffers > 0 ? fmt::format(", {} buffers unacknowledged by PEs {}", buffers,
+                                  pes(unacked, static_cast<std::int64_t>(unacked.size()) +
+                                                   (unacked.size() == k_listed)))
+                    : "",
+        conv.backlogged() ? fmt::format(", {} buffers waiting for credits", conv.backlog_size())
+                          : "",
+        state);
   }
   return out;
+}
+
+bool selector_core::flush_partial() {
+  bool all = true;
+  for (mailbox_base* box : boxes_) all = box->conveyor.flush(false) && all;
+  return all;
+}
+
+bool selector_core::has_arrivals() const noexcept {
+  return std::any_of(boxes_.begin(), boxes_.end(),
+                     [](const mailbox_base* b) { return b->conveyor.has_arrivals(); });
+}
+
+void selector_core::print_stats() const {
+  std::string out;
+  for (std::size_t m = 0; m < boxes_.size(); ++m) {
+    const auto& conv = boxes_[m]->conveyor;
+    std::int64_t bytes = 0, buffers = 0, busiest = 0;
+    int busiest_pe = -1;
+    int links = 0;
+    for (std::size_t d = 0; d < conv.items_to().size(); ++d) {
+      bytes += conv.bytes_to()[d];
+      buffers += conv.buffers_to()[d];
+      if (conv.items_to()[d] > 0) ++links;
+      if (conv.items_to()[d] > busiest) {
+        busiest = conv.items_to()[d];
+        busiest_pe = static_cast<int>(d);
+      }
+    }
+    const double fill =
+        buffers > 0 ? 100.0 * static_cast<double>(bytes) /
+                          (static_cast<double>(buffers) *
+                           static_cast<double>(exchange::get().capacity() - k_header_bytes))
+                    : 0.0;
+    out += fmt::format(
+        "mailroom: rank {}: stats: {} #{} mailbox {}: sent {} messages ({} bytes) in {} buffers "
+        "(mean fill {:.1f}%) over {} links, busiest to PE {} ({} messages); handled {}; senders "
+        "waited {:.6f} s for credits\n",
+        transport::rank(), kind_, id_, m, conv.sent_items(), bytes, buffers, fill, links,
+        busiest_pe, busiest, conv.processed_items(), conv.credit_wait_seconds());
+  }
+  std::fputs(out.c_str(), stderr);
 }
 
 bool selector_core::mailbox_finished(int m) const noexcept {
@@ -206,19 +322,36 @@ bool selector_core::step_component(std::size_t c) {
   return false;
 }
 
+// A handler that throws leaves its buffer half handled: the messages after it would be lost and
+// the counts that termination relies on could never agree, so the job stops, naming the
+// handler, rather than letting the exception unwind through the runtime.
+void selector_core::handle(std::size_t m, std::size_t budget) {
+  mailbox_base* box = boxes_[m];
+  try {
+    const handler_scope in_handler;
+    for (; budget > 0 && !paused(m); --budget) box->process_front();
+  } catch (const std::exception& e) {
+    MAILROOM_FAIL("a handler of {} #{} mailbox {} ({}) threw an exception, handling a message "
+                  "from PE {}: {}. Handlers must not throw: a message would be lost",
+                  kind_, id_, m, describe_signature(box->conveyor.signature()),
+                  box->conveyor.front().source, e.what());
+  } catch (...) {
+    MAILROOM_FAIL("a handler of {} #{} mailbox {} ({}) threw an exception (not a "
+                  "std::exception), handling a message from PE {}. Handlers must not throw: a "
+                  "message would be lost",
+                  kind_, id_, m, describe_signature(box->conveyor.signature()),
+                  box->conveyor.front().source);
+  }
+}
+
 bool selector_core::step() {
   bool any = false;
   for (std::size_t m = 0; m < boxes_.size(); ++m) {
-    mailbox_base* box = boxes_[m];
     // Handle what had arrived when the step began (not what handlers send to this PE meanwhile,
     // so a self-sending mailbox cannot starve MPI progress), unless the mailbox is paused.
-    std::size_t budget = box->conveyor.arrivals();
+    const std::size_t budget = boxes_[m]->conveyor.arrivals();
     if (budget == 0 || paused(m)) continue;
-    scheduler::sending_from = scheduler::k_from_handler;
-    g_may_spill = true;
-    for (; budget > 0 && !paused(m); --budget) box->process_front();
-    g_may_spill = false;
-    scheduler::sending_from = scheduler::k_from_user;
+    handle(m, budget);
     any = true;
   }
   for (std::size_t c = 0; c < components_.size(); ++c) {
@@ -227,6 +360,7 @@ bool selector_core::step() {
       components_[c].finished = true;
       ++finished_count_;
       any = true;
+      if (finished() && current_config().stats > 0) print_stats();
     }
   }
   return any;
@@ -242,7 +376,7 @@ void selector_core::wait() {
                    kind_, m);
   // Also hand every queued buffer to MPI before returning: the caller may block in MPI next
   // (a barrier), and buffers still in our backlog would never reach their PEs.
-  while (!finished() || !exchange::get().drained()) scheduler::progress();
+  while (!finished() || !exchange::get().drained()) scheduler::progress_waiting(waiting_name_.c_str());
 }
 
 }  // namespace mailroom::detail

@@ -40,7 +40,7 @@ struct channel::impl {
 
   impl(std::size_t cap, int receives, channel_sink& s)
       : capacity(cap), sink(s), data_slots(receives) {
-    MAILROOM_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+    MAILROOM_MPI(MPI_Comm_dup(detail::comm(), &comm));
     MAILROOM_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
     recv_req.assign(static_cast<std::size_t>(receives + k_ack_receives), MPI_REQUEST_NULL);
     recv_buf.assign(static_cast<std::size_t>(receives), nullptr);
@@ -117,6 +117,7 @@ void channel::send_acks(int dest, const std::uint32_t* ids, std::size_t n) {
 
 int channel::poll() {
   impl& m = *impl_;
+  detail::advance_duplicates();
   int completions = 0;
   int n = 0;
   const std::size_t most = std::max(m.send_req.size(), m.recv_req.size());

@@ -1,51 +1,119 @@
-// Non-blocking collectives on a private communicator per termination protocol.
+// Non-blocking collectives on a private communicator per termination protocol. The communicator
+// is duplicated without blocking (MPI_Comm_idup): a mailbox is constructed while peers may still
+// be sending on earlier ones, and a blocking duplicate would stop this PE from taking their
+// buffers in (and them from ever reaching the duplicate).
+//
+// The duplicates of mailroom's communicator run one at a time, in the order they were asked for
+// (the same on every PE), and no other collective starts on that communicator while one runs:
+// Open MPI 4.1 deadlocks when an MPI_Comm_idup overlaps another idup or collective on the same
+// communicator (seen here at 3 PEs: two of them never completed their idup; Open MPI issue 2025
+// describes the same and this cure).
 #include "mailroom/transport.hpp"
 
 #include "transport/mpi_check.hpp"
 
-#include <vector>
+#include <deque>
+#include <functional>
 
 namespace mailroom::transport {
 
-struct collective_context::impl {
+namespace {
+// A duplicate of mailroom's communicator asked for by a collective_context.
+struct duplicate {
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Request req = MPI_REQUEST_NULL;
-  std::vector<int> counts;
+  bool started = false, done = false;
+};
+std::deque<duplicate*> g_duplicates;  // asked for, not yet complete; in order
+}  // namespace
+
+struct collective_context::impl {
+  duplicate dup;
+  MPI_Comm& comm = dup.comm;
+  MPI_Request req = MPI_REQUEST_NULL;
+  std::function<void()> start;  // an operation asked for before the duplicate was ready
+  bool started = false;         // an operation was asked for and not yet completed
+
+  bool ready() {
+    if (!dup.done) detail::advance_duplicates();
+    return dup.done;
+  }
+  // Runs `op` now if the duplicate is ready, else once it is (from test()).
+  template <class Op>
+  void begin(Op op) {
+    MAILROOM_ASSERT(!started);
+    started = true;
+    if (ready()) {
+      op(comm, &req);
+    } else {
+      start = [this, op] { op(comm, &req); };
+    }
+  }
 };
 
+namespace detail {
+bool advance_duplicates() {
+  while (!g_duplicates.empty()) {
+    duplicate& front = *g_duplicates.front();
+    if (!front.started) {
+      // (The duplicate inherits the communicator's error handler: errors come back to us.)
+      MAILROOM_MPI(MPI_Comm_idup(comm(), &front.comm, &front.req));
+      front.started = true;
+    }
+    int flag = 0;
+    MAILROOM_MPI(MPI_Test(&front.req, &flag, MPI_STATUS_IGNORE));
+    if (flag == 0) return false;
+    front.done = true;
+    g_duplicates.pop_front();
+  }
+  return true;
+}
+}  // namespace detail
+
 collective_context::collective_context() : impl_(std::make_unique<impl>()) {
-  MAILROOM_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &impl_->comm));
-  MAILROOM_MPI(MPI_Comm_set_errhandler(impl_->comm, MPI_ERRORS_RETURN));
+  g_duplicates.push_back(&impl_->dup);
+  detail::advance_duplicates();
 }
 
 collective_context::~collective_context() {
+  // Every PE asks for the same duplicates in the same order and advances them whenever it polls,
+  // so this completes without this PE doing anything but asking MPI.
+  while (!impl_->dup.done) detail::advance_duplicates();
   if (impl_->req != MPI_REQUEST_NULL) MPI_Wait(&impl_->req, MPI_STATUS_IGNORE);
   MPI_Comm_free(&impl_->comm);
 }
 
 void collective_context::start_reduce_scatter_sum(const std::int64_t* in, std::int64_t* out) {
-  MAILROOM_ASSERT(!busy());
-  MAILROOM_MPI(MPI_Ireduce_scatter_block(in, out, 1, MPI_INT64_T, MPI_SUM, impl_->comm,
-                                         &impl_->req));
+  impl_->begin([in, out](MPI_Comm c, MPI_Request* r) {
+    MAILROOM_MPI(MPI_Ireduce_scatter_block(in, out, 1, MPI_INT64_T, MPI_SUM, c, r));
+  });
 }
 
 void collective_context::start_allreduce_sum(const std::int64_t* in, std::int64_t* out, int n) {
-  MAILROOM_ASSERT(!busy());
-  MAILROOM_MPI(MPI_Iallreduce(in, out, n, MPI_INT64_T, MPI_SUM, impl_->comm, &impl_->req));
+  impl_->begin([in, out, n](MPI_Comm c, MPI_Request* r) {
+    MAILROOM_MPI(MPI_Iallreduce(in, out, n, MPI_INT64_T, MPI_SUM, c, r));
+  });
 }
 
 void collective_context::start_barrier() {
-  MAILROOM_ASSERT(!busy());
-  MAILROOM_MPI(MPI_Ibarrier(impl_->comm, &impl_->req));
+  impl_->begin([](MPI_Comm c, MPI_Request* r) { MAILROOM_MPI(MPI_Ibarrier(c, r)); });
 }
 
 bool collective_context::test() {
-  if (impl_->req == MPI_REQUEST_NULL) return true;
+  impl& m = *impl_;
+  if (!m.started) return true;
+  if (!m.ready()) return false;
+  if (m.start) {
+    m.start();
+    m.start = nullptr;
+  }
   int flag = 0;
-  MAILROOM_MPI(MPI_Test(&impl_->req, &flag, MPI_STATUS_IGNORE));
-  return flag != 0;
+  MAILROOM_MPI(MPI_Test(&m.req, &flag, MPI_STATUS_IGNORE));
+  if (flag == 0) return false;
+  m.started = false;
+  return true;
 }
 
-bool collective_context::busy() const noexcept { return impl_->req != MPI_REQUEST_NULL; }
+bool collective_context::busy() const noexcept { return impl_->started; }
 
 }  // namespace mailroom::transport

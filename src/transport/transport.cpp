@@ -18,13 +18,54 @@ bool g_up = false;
 int g_rank = 0;
 int g_size = 1;
 node_layout g_layout;
+MPI_Comm g_comm = MPI_COMM_NULL;       // mailroom's duplicate of the runtime's communicator
 MPI_Comm g_node_comm = MPI_COMM_NULL;
+progress_hooks g_hooks;
 
-void mpi_abort_hook(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
+// What mailroom needs of MPI's threading: all of its MPI calls come from the thread that
+// constructed the runtime (the worker threads of later versions will hand their sends to it).
+constexpr int k_thread_level = MPI_THREAD_FUNNELED;
+
+const char* thread_level_name(int level) {
+  switch (level) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
+    default: return "an unknown thread level";
+  }
+}
+
+void mpi_abort_hook(int code) {
+  MPI_Abort(g_comm != MPI_COMM_NULL ? g_comm : MPI_COMM_WORLD, code);
+}
 }  // namespace
 
+void set_progress_hooks(progress_hooks hooks) noexcept { g_hooks = hooks; }
+
 namespace detail {
+MPI_Comm comm() noexcept { return g_comm; }
 MPI_Comm node_comm() noexcept { return g_node_comm; }
+
+bool progress_active() noexcept { return g_hooks.active != nullptr && g_hooks.active(); }
+
+void finish_duplicates() {
+  while (!advance_duplicates())
+    if (progress_active() && g_hooks.progress != nullptr) g_hooks.progress("MPI_Comm_idup");
+}
+
+void wait_progressing(MPI_Request& req, const char* what) {
+  if (!progress_active()) {
+    MAILROOM_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    return;
+  }
+  int flag = 0;
+  for (;;) {
+    MAILROOM_MPI(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
+    if (flag != 0) return;
+    if (g_hooks.progress != nullptr) g_hooks.progress(what);
+  }
+}
 
 void mpi_failed(int rc, const char* call, const char* file, int line) noexcept {
   char text[MPI_MAX_ERROR_STRING];
@@ -34,9 +75,12 @@ void mpi_failed(int rc, const char* call, const char* file, int line) noexcept {
 }
 }  // namespace detail
 
-void init(int* argc, char*** argv) {
+void init(int* argc, char*** argv, std::int64_t comm_f) {
   int already = 0;
   MPI_Initialized(&already);
+  MAILROOM_CHECK(already != 0 || comm_f < 0,
+                 "mailroom::runtime on a communicator of the program's: initialise MPI first "
+                 "(MPI_Init_thread with {})", thread_level_name(k_thread_level));
   if (already == 0) {
 #if defined(OPEN_MPI) && OPEN_MPI
     // Open MPI 4.1 picks osc/rdma for one-sided windows by default, whose 64-bit
@@ -46,26 +90,44 @@ void init(int* argc, char*** argv) {
     setenv("OMPI_MCA_osc", "sm,pt2pt", 0);
 #endif
     int provided = 0;
-    if (MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+    if (MPI_Init_thread(argc, argv, k_thread_level, &provided) != MPI_SUCCESS)
       MAILROOM_FAIL("MPI_Init_thread failed");
     g_we_initialised = true;
+    MAILROOM_CHECK(provided >= k_thread_level, "MPI provides only {}; mailroom needs {}",
+                   thread_level_name(provided), thread_level_name(k_thread_level));
+  } else {
+    // The program initialised MPI: any level will do as long as mailroom's calls come from the
+    // thread that did (MPI_THREAD_SINGLE and FUNNELED both promise that much).
+    int provided = 0, main_thread = 0;
+    MPI_Query_thread(&provided);
+    MPI_Is_thread_main(&main_thread);
+    MAILROOM_CHECK(provided >= MPI_THREAD_SERIALIZED || main_thread != 0,
+                   "mailroom::runtime constructed on a thread other than the one that "
+                   "initialised MPI, which provides {}: construct it on that thread, or "
+                   "initialise MPI with MPI_THREAD_SERIALIZED", thread_level_name(provided));
   }
-  // Errors come back to us and go through one checker that names the call and the rank.
-  MAILROOM_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-  MAILROOM_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &g_rank));
-  MAILROOM_MPI(MPI_Comm_size(MPI_COMM_WORLD, &g_size));
+  // mailroom's own duplicate: its errors come back to us and go through one checker that names
+  // the call and the rank; the program's communicator keeps its error handler.
+  MPI_Comm user = comm_f < 0 ? MPI_COMM_WORLD : MPI_Comm_f2c(static_cast<MPI_Fint>(comm_f));
+  MAILROOM_CHECK(user != MPI_COMM_NULL, "mailroom::runtime on MPI_COMM_NULL");
+  const int dup_rc = MPI_Comm_dup(user, &g_comm);
+  MAILROOM_CHECK(dup_rc == MPI_SUCCESS, "mailroom::runtime: MPI_Comm_dup of its communicator "
+                 "failed (error {})", dup_rc);
+  MAILROOM_MPI(MPI_Comm_set_errhandler(g_comm, MPI_ERRORS_RETURN));
+  MAILROOM_MPI(MPI_Comm_rank(g_comm, &g_rank));
+  MAILROOM_MPI(MPI_Comm_size(g_comm, &g_size));
   mailroom::detail::set_error_rank(g_rank);
   mailroom::detail::set_abort_hook(&mpi_abort_hook);
 
   // Kept for the node's shared memory (node_memory) until finalize.
-  MAILROOM_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL,
+  MAILROOM_MPI(MPI_Comm_split_type(g_comm, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL,
                                    &g_node_comm));
   MPI_Comm node_comm = g_node_comm;
   MAILROOM_MPI(MPI_Comm_rank(node_comm, &g_layout.node_rank));
   MAILROOM_MPI(MPI_Comm_size(node_comm, &g_layout.node_size));
   // Node leaders (node_rank 0) number the nodes in order of their world rank.
   MPI_Comm leaders = MPI_COMM_NULL;
-  MAILROOM_MPI(MPI_Comm_split(MPI_COMM_WORLD, g_layout.node_rank == 0 ? 0 : MPI_UNDEFINED,
+  MAILROOM_MPI(MPI_Comm_split(g_comm, g_layout.node_rank == 0 ? 0 : MPI_UNDEFINED,
                               g_rank, &leaders));
   int node = 0, nodes = 0;
   if (leaders != MPI_COMM_NULL) {
@@ -84,7 +146,9 @@ void finalize() {
   if (!g_up) return;
   g_up = false;
   mailroom::detail::set_abort_hook(nullptr);
+  g_hooks = {};
   MPI_Comm_free(&g_node_comm);
+  MPI_Comm_free(&g_comm);
   if (g_we_initialised) MPI_Finalize();
 }
 
@@ -92,10 +156,10 @@ bool initialized() noexcept { return g_up; }
 int rank() noexcept { return g_rank; }
 int size() noexcept { return g_size; }
 const node_layout& layout() noexcept { return g_layout; }
-void barrier() { MAILROOM_MPI(MPI_Barrier(MPI_COMM_WORLD)); }
+void barrier() { MAILROOM_COLLECTIVE(MPI_Ibarrier, g_comm); }
 double wtime() noexcept { return MPI_Wtime(); }
 void abort(int code) noexcept {
-  MPI_Abort(MPI_COMM_WORLD, code);
+  mpi_abort_hook(code);
   std::_Exit(code);
 }
 
@@ -112,7 +176,7 @@ std::string library_version() {
 namespace {
 std::int64_t allreduce(std::int64_t v, MPI_Op op) {
   std::int64_t out = 0;
-  MAILROOM_MPI(MPI_Allreduce(&v, &out, 1, MPI_INT64_T, op, MPI_COMM_WORLD));
+  MAILROOM_COLLECTIVE(MPI_Iallreduce, &v, &out, 1, MPI_INT64_T, op, g_comm);
   return out;
 }
 }  // namespace
@@ -121,19 +185,19 @@ std::int64_t allreduce_max(std::int64_t v) { return allreduce(v, MPI_MAX); }
 std::int64_t allreduce_sum(std::int64_t v) { return allreduce(v, MPI_SUM); }
 double allreduce_max_double(double v) {
   double out = 0;
-  MAILROOM_MPI(MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  MAILROOM_COLLECTIVE(MPI_Iallreduce, &v, &out, 1, MPI_DOUBLE, MPI_MAX, g_comm);
   return out;
 }
 
 void reduce_scatter_sum(const std::int64_t* in, std::int64_t* out, std::size_t block) {
-  MAILROOM_MPI(MPI_Reduce_scatter_block(in, out, static_cast<int>(block), MPI_INT64_T, MPI_SUM,
-                                        MPI_COMM_WORLD));
+  MAILROOM_COLLECTIVE(MPI_Ireduce_scatter_block, in, out, static_cast<int>(block), MPI_INT64_T,
+                      MPI_SUM, g_comm);
 }
 
 void broadcast(void* data, std::size_t bytes, int root) {
   MAILROOM_CHECK(bytes <= static_cast<std::size_t>(std::numeric_limits<int>::max()),
                  "broadcast of {} bytes: MPI counts are ints; send it in parts", bytes);
-  MAILROOM_MPI(MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, root, MPI_COMM_WORLD));
+  MAILROOM_COLLECTIVE(MPI_Ibcast, data, static_cast<int>(bytes), MPI_BYTE, root, g_comm);
 }
 
 double round_trip_seconds(int batches) {
@@ -141,7 +205,7 @@ double round_trip_seconds(int batches) {
   const int last = size() - 1;
   if (last == 0) return 0;
   constexpr int k_exchanges = 200;
-  constexpr int k_tag = 0x6d72;  // no other traffic of the world communicator is point to point
+  constexpr int k_tag = 0x6d72;  // no other traffic of mailroom's communicator is point to point
   std::vector<double> per_batch;
   for (int b = 0; b < batches; ++b) {
     barrier();
@@ -149,11 +213,11 @@ double round_trip_seconds(int batches) {
     char byte = 0;
     for (int i = 0; i < k_exchanges; ++i) {
       if (rank() == 0) {
-        MAILROOM_MPI(MPI_Send(&byte, 0, MPI_BYTE, last, k_tag, MPI_COMM_WORLD));
-        MAILROOM_MPI(MPI_Recv(&byte, 0, MPI_BYTE, last, k_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        MAILROOM_MPI(MPI_Send(&byte, 0, MPI_BYTE, last, k_tag, g_comm));
+        MAILROOM_MPI(MPI_Recv(&byte, 0, MPI_BYTE, last, k_tag, g_comm, MPI_STATUS_IGNORE));
       } else if (rank() == last) {
-        MAILROOM_MPI(MPI_Recv(&byte, 0, MPI_BYTE, 0, k_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        MAILROOM_MPI(MPI_Send(&byte, 0, MPI_BYTE, 0, k_tag, MPI_COMM_WORLD));
+        MAILROOM_MPI(MPI_Recv(&byte, 0, MPI_BYTE, 0, k_tag, g_comm, MPI_STATUS_IGNORE));
+        MAILROOM_MPI(MPI_Send(&byte, 0, MPI_BYTE, 0, k_tag, g_comm));
       }
     }
     per_batch.push_back((wtime() - t0) / k_exchanges);
@@ -180,32 +244,32 @@ MPI_Datatype element_type(std::size_t elem_bytes) {
 }  // namespace
 
 void gather(int send, int* recv, int root) {
-  MAILROOM_MPI(MPI_Gather(&send, 1, MPI_INT, recv, 1, MPI_INT, root, MPI_COMM_WORLD));
+  MAILROOM_COLLECTIVE(MPI_Igather, &send, 1, MPI_INT, recv, 1, MPI_INT, root, g_comm);
 }
 
 int scatter(const int* send, int root) {
   int out = 0;
-  MAILROOM_MPI(MPI_Scatter(send, 1, MPI_INT, &out, 1, MPI_INT, root, MPI_COMM_WORLD));
+  MAILROOM_COLLECTIVE(MPI_Iscatter, send, 1, MPI_INT, &out, 1, MPI_INT, root, g_comm);
   return out;
 }
 
 void gatherv(const void* send, int count, void* recv, const int* counts, const int* displs,
              std::size_t elem_bytes, int root) {
   MPI_Datatype t = element_type(elem_bytes);
-  MAILROOM_MPI(MPI_Gatherv(send, count, t, recv, counts, displs, t, root, MPI_COMM_WORLD));
+  MAILROOM_COLLECTIVE(MPI_Igatherv, send, count, t, recv, counts, displs, t, root, g_comm);
   MAILROOM_MPI(MPI_Type_free(&t));
 }
 
 void scatterv(const void* send, const int* counts, const int* displs, void* recv, int count,
               std::size_t elem_bytes, int root) {
   MPI_Datatype t = element_type(elem_bytes);
-  MAILROOM_MPI(MPI_Scatterv(send, counts, displs, t, recv, count, t, root, MPI_COMM_WORLD));
+  MAILROOM_COLLECTIVE(MPI_Iscatterv, send, counts, displs, t, recv, count, t, root, g_comm);
   MAILROOM_MPI(MPI_Type_free(&t));
 }
 
 std::int64_t exscan_sum(std::int64_t v) {
   std::int64_t out = 0;
-  MAILROOM_MPI(MPI_Exscan(&v, &out, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
+  MAILROOM_COLLECTIVE(MPI_Iexscan, &v, &out, 1, MPI_INT64_T, MPI_SUM, g_comm);
   return g_rank == 0 ? 0 : out;  // MPI leaves PE 0's result undefined
 }
 

@@ -8,7 +8,7 @@
 namespace mailroom::transport {
 
 void alltoall(const int* send, int* recv) {
-  MAILROOM_MPI(MPI_Alltoall(send, 1, MPI_INT, recv, 1, MPI_INT, MPI_COMM_WORLD));
+  MAILROOM_COLLECTIVE(MPI_Ialltoall, send, 1, MPI_INT, recv, 1, MPI_INT, detail::comm());
 }
 
 void alltoallv(const void* send, const int* send_counts, const int* send_displs, void* recv,
@@ -16,8 +16,8 @@ void alltoallv(const void* send, const int* send_counts, const int* send_displs,
   MPI_Datatype t = MPI_DATATYPE_NULL;
   MAILROOM_MPI(MPI_Type_contiguous(static_cast<int>(elem_bytes), MPI_BYTE, &t));
   MAILROOM_MPI(MPI_Type_commit(&t));
-  MAILROOM_MPI(MPI_Alltoallv(send, send_counts, send_displs, t, recv, recv_counts, recv_displs, t,
-                             MPI_COMM_WORLD));
+  MAILROOM_COLLECTIVE(MPI_Ialltoallv, send, send_counts, send_displs, t, recv, recv_counts,
+                      recv_displs, t, detail::comm());
   MAILROOM_MPI(MPI_Type_free(&t));
 }
 
@@ -31,8 +31,11 @@ struct window::impl {
 window::window(std::int64_t* base, std::size_t n) : impl_(std::make_unique<impl>()) {
   impl_->user = base;
   impl_->n = n;
+  // MPI_Win_allocate blocks and has no non-blocking form: first a barrier that keeps mailroom
+  // moving, so that no PE is still waiting on another in mailroom when one enters it.
+  barrier();
   MAILROOM_MPI(MPI_Win_allocate(static_cast<MPI_Aint>(n * sizeof(std::int64_t)),
-                                sizeof(std::int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &impl_->mem,
+                                sizeof(std::int64_t), MPI_INFO_NULL, detail::comm(), &impl_->mem,
                                 &impl_->win));
   MAILROOM_MPI(MPI_Win_set_errhandler(impl_->win, MPI_ERRORS_RETURN));
   std::copy(base, base + n, impl_->mem);
@@ -87,7 +90,7 @@ std::int64_t window::compare_and_swap(int target, std::size_t index, std::int64_
 void window::fence() {
   MAILROOM_MPI(MPI_Win_flush_all(impl_->win));
   MAILROOM_MPI(MPI_Win_sync(impl_->win));
-  MAILROOM_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  barrier();
   MAILROOM_MPI(MPI_Win_sync(impl_->win));
 }
 

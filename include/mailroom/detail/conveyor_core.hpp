@@ -37,8 +37,9 @@ class conveyor_core {
   enum class stream { open, flushing, counting, draining, ended };
 
   /// Collective. With delta_records, the conveyor takes push_delta/push_whole records (runs
-  /// per tag) and keeps the per-destination state they need; without, push.
-  explicit conveyor_core(bool delta_records = false);
+  /// per tag) and keeps the per-destination state they need; without, push. `signature` names
+  /// the mailbox (detail/signature.hpp); every buffer carries it and arrivals are checked.
+  explicit conveyor_core(bool delta_records = false, std::uint32_t signature = 0);
   ~conveyor_core();
   conveyor_core(const conveyor_core&) = delete;
   conveyor_core& operator=(const conveyor_core&) = delete;
@@ -194,6 +195,26 @@ class conveyor_core {
   [[nodiscard]] std::int64_t processed_items() const noexcept { return processed_items_; }
   /// Pushes refused so far (counted on the slow path only: the fast path stays as it is).
   [[nodiscard]] std::uint64_t refused() const noexcept { return refused_; }
+  [[nodiscard]] std::uint32_t signature() const noexcept { return signature_; }
+
+  /// Per destination PE, counted per buffer shipped (never per message): items, payload bytes
+  /// and buffers.
+  [[nodiscard]] const std::vector<std::int64_t>& items_to() const noexcept { return sent_to_; }
+  [[nodiscard]] const std::vector<std::int64_t>& bytes_to() const noexcept { return bytes_to_; }
+  [[nodiscard]] const std::vector<std::int64_t>& buffers_to() const noexcept {
+    return buffers_to_;
+  }
+  /// Seconds senders spent waiting for a credit of this conveyor (the blocked-send slow path).
+  [[nodiscard]] double credit_wait_seconds() const noexcept { return credit_wait_s_; }
+  void add_credit_wait(double seconds) noexcept { credit_wait_s_ += seconds; }
+  /// Items in partly filled buffers, and the destinations they are for (at most `most` listed).
+  [[nodiscard]] std::int64_t filling_items(std::vector<int>* to = nullptr,
+                                           std::size_t most = 0) const;
+  /// Buffers sent and not yet acknowledged, and the PEs they wait on (at most `most` listed).
+  [[nodiscard]] std::int64_t unacknowledged(std::vector<int>* to = nullptr,
+                                            std::size_t most = 0) const;
+  /// Buffers waiting for a credit.
+  [[nodiscard]] std::size_t backlog_size() const noexcept { return backlog_.size(); }
 
   /// End of stream: this PE pushes nothing more. Then step() runs flush, the count exchange
   /// and the drain; ended() once every item destined here has been processed.
@@ -445,7 +466,10 @@ class conveyor_core {
   fill& fill_of(std::size_t dest) noexcept {
     return lanes_.empty() ? fills_[dest] : lanes_[dest].f;
   }
-  std::vector<std::int64_t> sent_to_;
+  std::uint32_t signature_;
+  std::vector<std::int64_t> sent_to_;                  // items per dest
+  std::vector<std::int64_t> bytes_to_, buffers_to_;    // payload bytes and buffers per dest
+  double credit_wait_s_ = 0;
   std::vector<std::uint32_t> outstanding_;             // unacknowledged buffers per dest
   std::deque<std::pair<int, std::byte*>> backlog_;     // full buffers waiting for a credit
   std::uint32_t credits_;

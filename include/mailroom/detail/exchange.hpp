@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct buffer_header {
   std::uint32_t bytes;     ///< bytes used, header included
   std::uint32_t items;     ///< items in the buffer
   std::uint32_t slot;      ///< 0: the sender's own memory; k + 1: its shared slot k (see exchange)
+  std::uint32_t signature;  ///< the mailbox's signature on the sender (detail/signature.hpp)
+  std::uint32_t reserved;   ///< (keeps items 8-byte aligned)
 };
 inline constexpr std::size_t k_header_bytes = sizeof(buffer_header);
 
@@ -51,7 +54,8 @@ class exchange final : public transport::channel_sink {
   /// The part of the budget that no conveyor and no posted receive has reserved.
   [[nodiscard]] std::size_t budget_left() const noexcept { return budget_ - reserved_; }
 
-  /// Collective: gives the conveyor the next id and the buffers that arrived for it early.
+  /// Collective: gives the conveyor the next id and the buffers that arrived for it early
+  /// (checking that they were meant for a mailbox of its signature).
   std::uint32_t attach(conveyor_core* c);
   void detach(std::uint32_t id) noexcept;
 
@@ -103,6 +107,15 @@ class exchange final : public transport::channel_sink {
   /// Buffers this PE sent to other PEs: handed over in shared memory, and through MPI.
   [[nodiscard]] std::uint64_t handed_over() const noexcept { return handed_over_; }
   [[nodiscard]] std::uint64_t sent_through_mpi() const noexcept { return sent_through_mpi_; }
+
+  /// Items of every conveyor, ever: shipped by this PE (to any PE, itself included) and handled
+  /// here. Summed over the PEs, equal when no item is in flight anywhere (mr::quiesce).
+  std::int64_t items_shipped = 0, items_handled = 0;
+  /// Buffers this PE's conveyors have sent and whose acknowledgement has not come back.
+  std::int64_t unacknowledged = 0;
+  /// One line per conveyor id that buffers arrived for but that this PE has not constructed
+  /// (empty if none): for the watchdog.
+  [[nodiscard]] std::string describe_early() const;
   /// Shared slots per pair of PEs on this node (0: none).
   [[nodiscard]] std::uint32_t shared_slots() const noexcept { return slots_; }
 
@@ -115,6 +128,7 @@ class exchange final : public transport::channel_sink {
   std::byte* fresh_buffer() noexcept override { return acquire(); }
   void acknowledged(int source, const std::uint32_t* ids, std::size_t n) noexcept override;
   void sleep_idle() const noexcept;
+  [[noreturn]] void mismatch(int source, const buffer_header& h, const conveyor_core& c) const;
   void start_shared(const config& cfg);
   bool poll_shared() noexcept;
   [[nodiscard]] bool own_slot(const std::byte* buf) const noexcept {

@@ -17,7 +17,8 @@ namespace mailroom::detail {
 class mailbox_base {
  public:
   /// With delta_records, the mailbox's conveyor takes delta-coded records (lambda messages).
-  explicit mailbox_base(bool delta_records = false);
+  /// `signature`: the mailbox's (detail/signature.hpp).
+  mailbox_base(bool delta_records, std::uint32_t signature);
   virtual ~mailbox_base() = default;
   /// Runs the handler on every item of the front arrival, then releases it.
   virtual void process_front() = 0;
@@ -50,11 +51,44 @@ struct scheduler {
   /// Tests the transport, runs pending handlers (unless called from a handler) and advances
   /// termination. Returns true if anything happened.
   static bool progress();
+  /// One poll of a wait (wait(), yield(), barrier(), quiesce(), a collective): progress(), and
+  /// after MAILROOM_IDLE_FLUSH polls in a row that found nothing to do, ships every partly filled
+  /// buffer of the live selectors whose destination has a credit, so that a PE that waits (for a
+  /// reply, say) never keeps messages back that another PE needs. Not from sends blocked on
+  /// credits: they make progress by their own. `what` names the wait for the watchdog.
+  static bool progress_waiting(const char* what);
   static void check_running(std::string_view call);
   /// MAILROOM_WATCHDOG: called when progress() did nothing; stops the job with a report of every
   /// live selector once nothing has happened for the configured time.
   static void watch_idle();
+  /// Ships the partly filled buffers of every live selector that have a credit.
+  static void flush_idle();
   static double last_activity;
+  static std::uint64_t idle_polls;  ///< progress() calls in a row that found nothing to do
+  static const char* waiting_in;    ///< the wait this PE is in now (null: none)
+};
+
+/// Times a send blocked on back-pressure into the conveyor's statistics.
+class credit_wait {
+ public:
+  explicit credit_wait(conveyor_core& c) noexcept : c_(c), t0_(transport::wtime()) {}
+  ~credit_wait() { c_.add_credit_wait(transport::wtime() - t0_); }
+  credit_wait(const credit_wait&) = delete;
+  credit_wait& operator=(const credit_wait&) = delete;
+
+ private:
+  conveyor_core& c_;
+  double t0_;
+};
+
+/// While it lives, handlers are running: sends come from a handler, pushes may spill, and the
+/// sender is `source`. Restores the user context however the scope is left.
+class handler_scope {
+ public:
+  handler_scope() noexcept;
+  ~handler_scope();
+  handler_scope(const handler_scope&) = delete;
+  handler_scope& operator=(const handler_scope&) = delete;
 };
 
 /// The non-template part of a selector: done bookkeeping, termination of each component of the
@@ -83,6 +117,14 @@ class selector_core {
 
   /// Records the typed selector that owns this core (for selector_ref).
   void set_owner(void* owner) noexcept { scheduler::owners[id_] = owner; }
+  /// MAILROOM_STATS=1: one line per mailbox (messages, bytes, buffers and their mean fill,
+  /// credit waits, the busiest link), printed by this PE.
+  void print_stats() const;
+  /// Ships the partly filled buffers of its mailboxes whose destination has a credit; false if
+  /// one was left for want of a credit.
+  bool flush_partial();
+  /// Whether a buffer has arrived for one of its mailboxes and waits to be handled.
+  [[nodiscard]] bool has_arrivals() const noexcept;
 
  private:
   struct component_state {
@@ -93,6 +135,7 @@ class selector_core {
   bool closed(std::size_t c) const noexcept;
   bool paused(std::size_t m) const noexcept;
   bool step_component(std::size_t c);
+  void handle(std::size_t m, std::size_t budget);
 
   std::vector<mailbox_base*> boxes_;
   termination::plan plan_;
@@ -101,6 +144,7 @@ class selector_core {
   std::size_t finished_count_ = 0;
   std::uint32_t id_;
   std::string_view kind_;
+  std::string waiting_name_;  // "wait() of selector #k", for the watchdog
 };
 
 }  // namespace mailroom::detail

@@ -1,0 +1,17 @@
+// Running mailroom on a communicator of the program's: the one mailroom header that includes
+// <mpi.h> (mailroom.hpp does not include it).
+#pragma once
+
+#include <mpi.h>
+
+#include "mailroom/runtime.hpp"
+
+namespace mailroom {
+
+/// `comm` as the runtime takes it: `mailroom::runtime rt(mailroom::mpi_communicator(comm));`.
+/// MPI must be initialised.
+[[nodiscard]] inline communicator mpi_communicator(MPI_Comm comm) {
+  return communicator::from_fortran(static_cast<std::int64_t>(MPI_Comm_c2f(comm)));
+}
+
+}  // namespace mailroom
