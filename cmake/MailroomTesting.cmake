@@ -3,11 +3,38 @@
 # the expected message.
 include_guard()
 
-# Open MPI needs --oversubscribe to run more ranks than cores, and refuses root unless told.
+# Which launcher runs the tests (MAILROOM_MPIEXEC_KIND: openmpi, mpich or other), and which MPI
+# the library is built against (its mpi.h). They must be the same MPI: a program run by another
+# MPI's mpiexec starts as N separate one-PE jobs, and most tests would pass that way.
 execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _mailroom_mpiexec_version
                 ERROR_QUIET)
-set(MAILROOM_MPIEXEC_FLAGS "" CACHE STRING "Extra flags for mpiexec in tests")
 if(_mailroom_mpiexec_version MATCHES "Open MPI|OpenRTE")
+  set(MAILROOM_MPIEXEC_KIND openmpi)
+elseif(_mailroom_mpiexec_version MATCHES "HYDRA")
+  set(MAILROOM_MPIEXEC_KIND mpich)
+else()
+  set(MAILROOM_MPIEXEC_KIND other)
+endif()
+set(_mailroom_mpi_kind other)
+if(EXISTS "${MPI_CXX_HEADER_DIR}/mpi.h")
+  file(STRINGS "${MPI_CXX_HEADER_DIR}/mpi.h" _mailroom_mpi_h REGEX "#define (OPEN_MPI|MPICH_VERSION) ")
+  if(_mailroom_mpi_h MATCHES "OPEN_MPI")
+    set(_mailroom_mpi_kind openmpi)
+  elseif(_mailroom_mpi_h MATCHES "MPICH_VERSION")
+    set(_mailroom_mpi_kind mpich)
+  endif()
+endif()
+if(NOT _mailroom_mpi_kind STREQUAL "other" AND NOT MAILROOM_MPIEXEC_KIND STREQUAL "other"
+   AND NOT _mailroom_mpi_kind STREQUAL MAILROOM_MPIEXEC_KIND)
+  message(FATAL_ERROR "mailroom is built against ${_mailroom_mpi_kind} (${MPI_CXX_HEADER_DIR}) but "
+          "the tests would run under ${MAILROOM_MPIEXEC_KIND}'s launcher (${MPIEXEC_EXECUTABLE}): "
+          "give the matching one with -DMPIEXEC_EXECUTABLE=")
+endif()
+
+# Open MPI needs --oversubscribe to run more ranks than cores, and refuses root unless told.
+# (MPICH's hydra needs neither.)
+set(MAILROOM_MPIEXEC_FLAGS "" CACHE STRING "Extra flags for mpiexec in tests")
+if(MAILROOM_MPIEXEC_KIND STREQUAL "openmpi")
   set(_mailroom_oversubscribe --oversubscribe)
   set(_mailroom_mpi_env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
                         OMPI_MCA_rmaps_base_oversubscribe=1)

@@ -45,6 +45,7 @@ struct variant_result {
   std::string name;
   std::vector<double> seconds;  // slowest PE, per repetition
   bool passed = true;
+  statistics traffic;           // this PE's, summed over the repetitions
   [[nodiscard]] double median() const {
     auto s = seconds;
     std::sort(s.begin(), s.end());
@@ -77,9 +78,51 @@ struct round_trips {
   double before_s = 0, after_s = 0;
 };
 
+// A variant's traffic per repetition, over every PE (collective): mailroom's counters, so zero
+// for the variants that do not use mailroom (naive, bsp, local).
+struct traffic_summary {
+  std::int64_t messages = 0, bytes = 0, buffers = 0, idle_flushed = 0;
+  double mean_fill = 0, credit_wait_s_max_pe = 0;
+  std::vector<std::int64_t> links;  // messages from PE i to PE j at i * P + j (P <= 64 only)
+};
+constexpr int k_most_pes_with_links = 64;
+
+std::vector<traffic_summary> summarise_traffic(const std::vector<variant_result>& results,
+                                               int reps) {
+  std::vector<traffic_summary> out;
+  const int P = num_pes();
+  for (const auto& r : results) {
+    traffic_summary t;
+    const std::int64_t n = std::max(reps, 1);
+    t.messages = transport::allreduce_sum(r.traffic.messages_sent) / n;
+    t.bytes = transport::allreduce_sum(r.traffic.bytes_sent) / n;
+    t.buffers = transport::allreduce_sum(r.traffic.buffers_sent) / n;
+    t.idle_flushed = transport::allreduce_sum(r.traffic.idle_flushed) / n;
+    statistics total;
+    total.bytes_sent = t.bytes;
+    total.buffers_sent = t.buffers;
+    t.mean_fill = total.mean_fill(buffer_payload_bytes());
+    t.credit_wait_s_max_pe =
+        transport::allreduce_max_double(r.traffic.credit_wait_seconds / static_cast<double>(n));
+    if (P <= k_most_pes_with_links) {
+      std::vector<std::int64_t> mine(static_cast<std::size_t>(P), 0);
+      for (std::size_t d = 0; d < r.traffic.messages_to.size() && d < mine.size(); ++d)
+        mine[d] = r.traffic.messages_to[d] / n;
+      std::vector<int> counts(static_cast<std::size_t>(P), P), displs(static_cast<std::size_t>(P));
+      for (int p = 0; p < P; ++p) displs[static_cast<std::size_t>(p)] = p * P;
+      t.links.resize(static_cast<std::size_t>(P) * static_cast<std::size_t>(P));
+      transport::gatherv(mine.data(), P, t.links.data(), counts.data(), displs.data(),
+                         sizeof(std::int64_t), 0);
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
 void write_json(const settings& st, const app_info& app, const sizes& sz,
                 const std::vector<variant_result>& results, std::int64_t rss,
-                std::int64_t pool_peak, const round_trips& rt) {
+                std::int64_t pool_peak, const round_trips& rt,
+                const std::vector<traffic_summary>& traffic) {
   using nlohmann::json;
   json j;
   j["app"] = app.name;
@@ -105,8 +148,25 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
   for (const auto& r : results)
     if (r.name == "naive" && r.passed) naive = r.median();
   j["variants"] = json::array();
-  for (const auto& r : results) {
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const variant_result& r = results[i];
+    const traffic_summary& t = traffic[i];
     json v = {{"name", r.name}, {"check", r.passed ? "PASSED" : "FAILED"}, {"seconds", r.seconds}};
+    // mailroom's counters per repetition, all PEs (links[i][j]: messages from PE i to PE j).
+    v["traffic"] = {{"messages", t.messages},
+                    {"bytes", t.bytes},
+                    {"buffers", t.buffers},
+                    {"idle_flushed_messages", t.idle_flushed},
+                    {"mean_fill", t.mean_fill},
+                    {"credit_wait_s_max_pe", t.credit_wait_s_max_pe}};
+    if (!t.links.empty()) {
+      json links = json::array();
+      const auto P = static_cast<std::size_t>(num_pes());
+      for (std::size_t p = 0; p < P; ++p)
+        links.push_back(std::vector<std::int64_t>(t.links.begin() + static_cast<std::ptrdiff_t>(p * P),
+                                                  t.links.begin() + static_cast<std::ptrdiff_t>((p + 1) * P)));
+      v["traffic"]["links"] = links;
+    }
     if (r.passed) {
       v["median_s"] = r.median();
       v["min_s"] = r.min();
@@ -248,7 +308,7 @@ int run_driver(int argc, char** argv) {
   // Repetitions run in rounds, the order of the variants rotated every round, so that no
   // variant always runs first or last on a machine whose speed drifts.
   std::vector<variant_result> results;
-  for (const auto& v : st.variants) results.push_back({v, {}, true});
+  for (const auto& v : st.variants) results.push_back({v, {}, true, {}});
   const std::size_t nv = results.size();
   round_trips trips;
   trips.before_s = transport::round_trip_seconds();
@@ -258,10 +318,13 @@ int run_driver(int argc, char** argv) {
       if (!r.passed) continue;  // a failed variant is not run again
       bench->reset();
       barrier();
+      statistics traffic = stats();
       const double t0 = wtime();
       bench->run(r.name);
       barrier();
       const double dt = transport::allreduce_max_double(wtime() - t0);
+      traffic = stats() -= traffic;
+      r.traffic += traffic;
       r.passed = bench->check(r.name);  // a failed check is never timed as a success
       if (r.passed) r.seconds.push_back(dt);
       if (root && dt > 1.0)
@@ -273,6 +336,7 @@ int run_driver(int argc, char** argv) {
   const std::int64_t rss = transport::allreduce_max(peak_rss_bytes());
   const auto pool = transport::allreduce_max(
       static_cast<std::int64_t>(detail::exchange::get().peak_pool_bytes()));
+  const std::vector<traffic_summary> traffic = summarise_traffic(results, st.reps);
   if (root) {
     print_table(*app, sz, results, st.reps);
     fmt::print(
@@ -284,7 +348,7 @@ int run_driver(int argc, char** argv) {
       fmt::print("round trip PE 0 <-> PE {}: {:.2f} us before, {:.2f} us after (compare runs "
                  "whose round trips agree)\n",
                  num_pes() - 1, trips.before_s * 1e6, trips.after_s * 1e6);
-    if (!st.json.empty()) write_json(st, *app, sz, results, rss, pool, trips);
+    if (!st.json.empty()) write_json(st, *app, sz, results, rss, pool, trips, traffic);
   }
   bench.reset();
   const bool all_passed =

@@ -5,6 +5,7 @@
 #include "mailroom/config.hpp"
 #include "mailroom/detail/scheduler.hpp"
 #include "mailroom/pe.hpp"
+#include "mailroom/statistics.hpp"
 
 #include <cstdint>
 #include <utility>
@@ -71,6 +72,10 @@ void barrier();
 /// buffers meanwhile; selectors stay usable (sends may resume after it). Call it on every PE
 /// before a blocking MPI collective of the program's own. Not callable from a handler.
 void quiesce();
+/// This PE's traffic counters so far (see statistics). Cheap: no communication.
+[[nodiscard]] statistics stats();
+/// The bytes of messages an aggregation buffer holds (MAILROOM_BUFFER_BYTES less its header).
+[[nodiscard]] std::size_t buffer_payload_bytes() noexcept;
 /// Seconds on a per-PE wall clock.
 [[nodiscard]] double wtime() noexcept;
 

@@ -53,6 +53,7 @@ conveyor_core::~conveyor_core() {
   // Acknowledgements still to come are dropped on arrival (this conveyor is gone).
   ex_.unacknowledged -= unacknowledged();
   ex_.release_credits(credits_);
+  ex_.add_ended(*this);
   ex_.detach(id_);
 }
 

@@ -267,6 +267,37 @@ void exchange::mismatch(int source, const buffer_header& h, const conveyor_core&
                 h.conveyor, describe_signature(c.signature()));
 }
 
+namespace {
+void add_conveyor(statistics& s, const conveyor_core& c) {
+  const std::size_t pes = c.items_to().size();
+  if (s.messages_to.size() < pes) {
+    s.messages_to.resize(pes, 0);
+    s.bytes_to.resize(pes, 0);
+    s.buffers_to.resize(pes, 0);
+  }
+  for (std::size_t d = 0; d < pes; ++d) {
+    s.messages_to[d] += c.items_to()[d];
+    s.bytes_to[d] += c.bytes_to()[d];
+    s.buffers_to[d] += c.buffers_to()[d];
+    s.messages_sent += c.items_to()[d];
+    s.bytes_sent += c.bytes_to()[d];
+    s.buffers_sent += c.buffers_to()[d];
+  }
+  s.messages_handled += c.processed_items();
+  s.credit_wait_seconds += c.credit_wait_seconds();
+}
+}  // namespace
+
+void exchange::add_ended(const conveyor_core& c) { add_conveyor(ended_, c); }
+
+statistics exchange::totals() const {
+  statistics s = ended_;
+  s.idle_flushed = items_idle_flushed;
+  for (const conveyor_core* c : conveyors_)
+    if (c != nullptr) add_conveyor(s, *c);
+  return s;
+}
+
 std::string exchange::describe_early() const {
   std::string out;
   for (const auto& [id, list] : early_) {

@@ -135,3 +135,53 @@ void quiesce() {
 }
 
 }  // namespace mailroom
+
+namespace mailroom {
+
+statistics& statistics::operator+=(const statistics& o) {
+  messages_sent += o.messages_sent;
+  bytes_sent += o.bytes_sent;
+  buffers_sent += o.buffers_sent;
+  messages_handled += o.messages_handled;
+  credit_wait_seconds += o.credit_wait_seconds;
+  idle_flushed += o.idle_flushed;
+  const auto add = [](std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
+    if (a.size() < b.size()) a.resize(b.size(), 0);
+    for (std::size_t i = 0; i < b.size(); ++i) a[i] += b[i];
+  };
+  add(messages_to, o.messages_to);
+  add(bytes_to, o.bytes_to);
+  add(buffers_to, o.buffers_to);
+  return *this;
+}
+
+statistics& statistics::operator-=(const statistics& o) {
+  statistics negated;
+  negated.messages_sent = -o.messages_sent;
+  negated.bytes_sent = -o.bytes_sent;
+  negated.buffers_sent = -o.buffers_sent;
+  negated.messages_handled = -o.messages_handled;
+  negated.credit_wait_seconds = -o.credit_wait_seconds;
+  negated.idle_flushed = -o.idle_flushed;
+  const auto neg = [](const std::vector<std::int64_t>& v) {
+    std::vector<std::int64_t> n(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) n[i] = -v[i];
+    return n;
+  };
+  negated.messages_to = neg(o.messages_to);
+  negated.bytes_to = neg(o.bytes_to);
+  negated.buffers_to = neg(o.buffers_to);
+  return *this += negated;
+}
+
+statistics stats() {
+  detail::scheduler::check_running("mailroom::stats");
+  return detail::exchange::get().totals();
+}
+
+std::size_t buffer_payload_bytes() noexcept {
+  return detail::exchange::running() ? detail::exchange::get().capacity() - detail::k_header_bytes
+                                     : 0;
+}
+
+}  // namespace mailroom

@@ -61,7 +61,10 @@ void scheduler::flush_idle() {
   // Without a credit a buffer stays open and keeps filling: forced into the backlog it would
   // wait for the credit all the same, and a cycle of short messages would then close nearly
   // empty buffers at every idle moment (docs/design.md, termination of cycles).
+  exchange& ex = exchange::get();
+  const std::int64_t before = ex.items_shipped;
   for (selector_core* s : live) s->flush_partial();
+  ex.items_idle_flushed += ex.items_shipped - before;
 }
 
 handler_scope::handler_scope() noexcept {

@@ -90,6 +90,28 @@ int main(int argc, char** argv) {
     const double ops = j["sizes"].value("ops_per_pe", 1.0);
     expect(ns > 0 && std::abs(ns - med * 1e9 / ops) <= 1e-6 * ns, name + ": ns per op is off");
     expect(v.contains("speedup_vs_naive"), name + ": no speed-up over naive");
+    // mailroom's counters: a histogram update is one message through mailroom in the conveyor
+    // and selector variants, none in naive; the links matrix adds up to the messages.
+    const auto& t = v["traffic"];
+    const long long pes = j.value("pes", 0LL);
+    const long long messages = t.value("messages", -1LL);
+    const long long expected = name == "naive" ? 0 : j["sizes"].value("ops_per_pe", 0LL) * pes;
+    expect(messages == expected, name + ": traffic.messages is " + std::to_string(messages) +
+                                     ", expected " + std::to_string(expected));
+    expect(t.value("bytes", -1LL) == 8 * expected, name + ": traffic.bytes is not 8 per message");
+    const double fill = t.value("mean_fill", -1.0);
+    expect(name == "naive" ? fill == 0 : (fill > 0 && fill <= 1),
+           name + ": traffic.mean_fill out of range");
+    long long linked = 0;
+    const auto& links = t["links"];
+    expect(links.is_array() && static_cast<long long>(links.size()) == pes,
+           name + ": traffic.links is not P x P");
+    for (const auto& row : links) {
+      expect(row.is_array() && static_cast<long long>(row.size()) == pes,
+             name + ": a row of traffic.links is not P long");
+      for (const auto& x : row) linked += x.get<long long>();
+    }
+    expect(linked == messages, name + ": traffic.links does not add up to traffic.messages");
   }
   if (failures == 0)
     std::printf("bench JSON valid: %zu variants, %d reps\n", variants.size(), reps);

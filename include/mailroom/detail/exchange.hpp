@@ -4,6 +4,7 @@
 #pragma once
 
 #include "mailroom/config.hpp"
+#include "mailroom/statistics.hpp"
 #include "mailroom/transport.hpp"
 
 #include <cstddef>
@@ -111,8 +112,14 @@ class exchange final : public transport::channel_sink {
   /// Items of every conveyor, ever: shipped by this PE (to any PE, itself included) and handled
   /// here. Summed over the PEs, equal when no item is in flight anywhere (mr::quiesce).
   std::int64_t items_shipped = 0, items_handled = 0;
+  /// Items shipped by the scheduler's idle flush.
+  std::int64_t items_idle_flushed = 0;
   /// Buffers this PE's conveyors have sent and whose acknowledgement has not come back.
   std::int64_t unacknowledged = 0;
+  /// The counters of every conveyor this PE has had: those ended, plus the live ones.
+  [[nodiscard]] statistics totals() const;
+  /// A conveyor's counters, added to the ended ones when it is destroyed.
+  void add_ended(const conveyor_core& c);
   /// One line per conveyor id that buffers arrived for but that this PE has not constructed
   /// (empty if none): for the watchdog.
   [[nodiscard]] std::string describe_early() const;
@@ -188,6 +195,7 @@ class exchange final : public transport::channel_sink {
   std::size_t pool_bytes_ = 0, peak_pool_bytes_ = 0;
   long backlogged_ = 0;
   std::vector<conveyor_core*> conveyors_;  // indexed by id; null once detached
+  statistics ended_;                       // of the conveyors destroyed so far
   std::unordered_map<std::uint32_t, std::vector<std::pair<int, std::byte*>>> early_;
   std::uint32_t next_id_ = 0;
   std::size_t live_ = 0;

@@ -1,0 +1,33 @@
+// Counters of mailroom's traffic, kept per buffer (never per message, so always on): what a
+// program's mailboxes sent, to whom, how full their buffers went out, and how long senders
+// waited for credits.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace mailroom {
+
+/// Traffic of this PE's mailboxes (and conveyors), summed over every one it has had since the
+/// runtime started. Subtract two snapshots to measure a phase.
+struct statistics {
+  std::int64_t messages_sent = 0;   ///< to every PE, this one included
+  std::int64_t bytes_sent = 0;      ///< message bytes (buffer headers not counted)
+  std::int64_t buffers_sent = 0;
+  std::int64_t messages_handled = 0;
+  double credit_wait_seconds = 0;   ///< sends blocked on back-pressure
+  std::int64_t idle_flushed = 0;    ///< messages shipped early by the idle flush (MAILROOM_IDLE_FLUSH)
+  std::vector<std::int64_t> messages_to, bytes_to, buffers_to;  ///< per destination PE
+
+  /// Mean fill of the buffers sent: message bytes over their capacity (0 when none was sent).
+  [[nodiscard]] double mean_fill(std::size_t buffer_payload_bytes) const noexcept {
+    return buffers_sent > 0 ? static_cast<double>(bytes_sent) /
+                                  (static_cast<double>(buffers_sent) *
+                                   static_cast<double>(buffer_payload_bytes))
+                            : 0.0;
+  }
+  statistics& operator-=(const statistics& o);
+  statistics& operator+=(const statistics& o);
+};
+
+}  // namespace mailroom
