@@ -17,6 +17,15 @@ inline std::int64_t sum_over_pes(std::int64_t v) {
   return v;
 }
 
+/// Whether `comm` still has MPI's default error handler (mailroom must not change it).
+inline bool errors_are_fatal(MPI_Comm comm) {
+  MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+  MPI_Comm_get_errhandler(comm, &handler);
+  const bool fatal = handler == MPI_ERRORS_ARE_FATAL;
+  MPI_Errhandler_free(&handler);
+  return fatal;
+}
+
 }  // namespace mailroom_test
 
 #define EXPECT(cond, ...)                                                                     \

@@ -8,6 +8,8 @@
 #include <mailroom/mailroom.hpp>
 #include <mpi.h>
 
+#include "../mpi_check.hpp"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -20,13 +22,10 @@ int main(int argc, char** argv) {
   const std::int64_t n = argc > 1 ? std::atoll(argv[1]) : 1000000;
   int failures = 0;
 
-  MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
-  MPI_Comm_get_errhandler(MPI_COMM_WORLD, &handler);
-  if (handler != MPI_ERRORS_ARE_FATAL) {
+  if (!mailroom_test::errors_are_fatal(MPI_COMM_WORLD)) {
     std::printf("rank %d: mailroom changed MPI_COMM_WORLD's error handler\n", me);
     ++failures;
   }
-  MPI_Errhandler_free(&handler);
 
   std::int64_t got = 0;
   // A reply for every tenth message: quiesce must also wait for what handlers send.
