@@ -19,16 +19,20 @@ namespace mailroom {
 class communicator {
  public:
   /// MPI_COMM_WORLD.
-  static constexpr communicator world() noexcept { return communicator(-1); }
+  static constexpr communicator world() noexcept { return communicator(true, 0); }
   /// From a Fortran handle (MPI_Comm_c2f), which any MPI can convert without <mpi.h> here.
   static constexpr communicator from_fortran(std::int64_t handle) noexcept {
-    return communicator(handle);
+    return communicator(false, handle);
   }
+  [[nodiscard]] constexpr bool is_world() const noexcept { return world_; }
+  /// The Fortran handle (meaningless for world()).
   [[nodiscard]] constexpr std::int64_t fortran_handle() const noexcept { return handle_; }
 
  private:
-  constexpr explicit communicator(std::int64_t handle) noexcept : handle_(handle) {}
-  std::int64_t handle_;
+  constexpr communicator(bool world, std::int64_t handle) noexcept
+      : world_(world), handle_(handle) {}
+  bool world_;
+  std::int64_t handle_;  // any value: MPICH's handles are negative as a Fortran int
 };
 
 /// Starts mailroom on this PE: MPI (unless the program started it), the configuration from the

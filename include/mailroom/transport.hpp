@@ -11,10 +11,10 @@
 namespace mailroom::transport {
 
 /// Initialises MPI (unless the program already did: then its thread level is checked) and
-/// duplicates the communicator to run on, `comm_f` (a Fortran handle, MPI_Comm_c2f; -1 for
-/// MPI_COMM_WORLD). mailroom's traffic and collectives use the duplicate only; the program's
-/// communicators keep their error handlers and tags. Called by the runtime.
-void init(int* argc, char*** argv, std::int64_t comm_f = -1);
+/// duplicates the communicator to run on: MPI_COMM_WORLD, or unless `world` the one whose Fortran
+/// handle (MPI_Comm_c2f) is `comm_f`. mailroom's traffic and collectives use the duplicate only;
+/// the program's communicators keep their error handlers and tags. Called by the runtime.
+void init(int* argc, char*** argv, bool world = true, std::int64_t comm_f = 0);
 /// Frees the duplicate; finalises MPI if init() initialised it.
 void finalize();
 [[nodiscard]] bool initialized() noexcept;

@@ -45,7 +45,7 @@ void progress_in_collective(const char* what) {
 void start(int* argc, char*** argv, communicator comm) {
   MAILROOM_CHECK(!g_runtime_exists, "a second mailroom::runtime was constructed; create one per "
                  "program");
-  transport::init(argc, argv, comm.fortran_handle());
+  transport::init(argc, argv, comm.is_world(), comm.fortran_handle());
   mailroom::config cfg = mailroom::config::from_environment();
   const long cores = sysconf(_SC_NPROCESSORS_ONLN);
   if (std::getenv("MAILROOM_IDLE_SLEEP_NS") == nullptr && cores > 0 &&

@@ -75,10 +75,10 @@ void mpi_failed(int rc, const char* call, const char* file, int line) noexcept {
 }
 }  // namespace detail
 
-void init(int* argc, char*** argv, std::int64_t comm_f) {
+void init(int* argc, char*** argv, bool world, std::int64_t comm_f) {
   int already = 0;
   MPI_Initialized(&already);
-  MAILROOM_CHECK(already != 0 || comm_f < 0,
+  MAILROOM_CHECK(already != 0 || world,
                  "mailroom::runtime on a communicator of the program's: initialise MPI first "
                  "(MPI_Init_thread with {})", thread_level_name(k_thread_level));
   if (already == 0) {
@@ -108,7 +108,7 @@ void init(int* argc, char*** argv, std::int64_t comm_f) {
   }
   // mailroom's own duplicate: its errors come back to us and go through one checker that names
   // the call and the rank; the program's communicator keeps its error handler.
-  MPI_Comm user = comm_f < 0 ? MPI_COMM_WORLD : MPI_Comm_f2c(static_cast<MPI_Fint>(comm_f));
+  MPI_Comm user = world ? MPI_COMM_WORLD : MPI_Comm_f2c(static_cast<MPI_Fint>(comm_f));
   MAILROOM_CHECK(user != MPI_COMM_NULL, "mailroom::runtime on MPI_COMM_NULL");
   const int dup_rc = MPI_Comm_dup(user, &g_comm);
   MAILROOM_CHECK(dup_rc == MPI_SUCCESS, "mailroom::runtime: MPI_Comm_dup of its communicator "
