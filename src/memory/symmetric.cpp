@@ -99,6 +99,11 @@ void* symmetric_allocate(std::size_t bytes, std::size_t align) {
                  "symmetric heap exhausted: {} bytes requested, {} of {} in use (raise "
                  "MAILROOM_SYMMETRIC_HEAP_BYTES)",
                  bytes, g_top, g_reserved);
+  // Zeroed before the collective below: it runs handlers while it waits, and a PE already past
+  // it may send lambdas that write to this block; zeroing after would erase their writes.
+  std::byte* p = g_base + offset;
+  std::memset(p, 0, bytes);
+  std::memcpy(p - 16, &bytes, sizeof bytes);
   // Collective allocation must be called alike everywhere; a mismatch would silently break
   // every remote access, so check it.
   const auto s = static_cast<std::int64_t>(bytes);
@@ -108,9 +113,6 @@ void* symmetric_allocate(std::size_t bytes, std::size_t align) {
                  bytes);
   g_top = offset + bytes;
   g_blocks.push_back(block{offset, g_top, g_allocations++, true});
-  std::byte* p = g_base + offset;
-  std::memset(p, 0, bytes);
-  std::memcpy(p - 16, &bytes, sizeof bytes);
   return p;
 }
 

@@ -5,9 +5,11 @@
 #include "transport/mpi_check.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace mailroom::transport {
@@ -37,6 +39,10 @@ const char* thread_level_name(int level) {
 }
 
 void mpi_abort_hook(int code) {
+  // The message is already written to stderr, but MPICH's mpiexec (hydra) exits as soon as it
+  // hears of the abort, dropping output its proxy has not forwarded yet (1 run in 10 at 2 PEs):
+  // give the message time to get out first.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   MPI_Abort(g_comm != MPI_COMM_NULL ? g_comm : MPI_COMM_WORLD, code);
 }
 }  // namespace
