@@ -259,12 +259,12 @@ std::uint32_t exchange::attach(conveyor_core* c) {
 }
 
 void exchange::mismatch(int source, const buffer_header& h, const conveyor_core& c) const {
+  // (Mailbox #k: the k-th mailbox or conveyor a PE constructed, counting from 0.)
   MAILROOM_FAIL("PEs constructed their selectors differently: PE {} sent a buffer to its mailbox "
-                "#{} (the {}th mailbox or conveyor it constructed), {}; but on PE {} mailbox #{} "
-                "is {}. Every PE must construct its selectors and conveyors in the same order, "
-                "with the same mailbox types",
-                source, h.conveyor, h.conveyor + 1, describe_signature(h.signature), me_,
-                h.conveyor, describe_signature(c.signature()));
+                "#{}, {}; but on PE {} mailbox #{} is {}. Every PE must construct its selectors "
+                "and conveyors in the same order, with the same mailbox types",
+                source, h.conveyor, describe_signature(h.signature), me_, h.conveyor,
+                describe_signature(c.signature()));
 }
 
 namespace {

@@ -153,12 +153,14 @@ void selector_core::done(int m) {
 
 std::string selector_core::describe() const {
   std::string out;
-  const auto pes = [](const std::vector<int>& v, std::int64_t n) {
-    std::string s;
-    for (int p : v) s += fmt::format("{}{}", s.empty() ? "" : " ", p);
-    return static_cast<std::int64_t>(v.size()) < n ? s + " ..." : s;
-  };
+  // Up to k_listed PEs, then "..." if there are more (the lists are collected one longer).
   constexpr std::size_t k_listed = 8;
+  const auto pes = [](const std::vector<int>& v) {
+    std::string s;
+    for (std::size_t i = 0; i < v.size() && i < k_listed; ++i)
+      s += fmt::format("{}{}", i == 0 ? "" : " ", v[i]);
+    return v.size() > k_listed ? s + " ..." : s;
+  };
   for (std::size_t m = 0; m < boxes_.size(); ++m) {
     const auto& conv = boxes_[m]->conveyor;
     const bool fin = mailbox_finished(static_cast<int>(m));
@@ -176,8 +178,8 @@ std::string selector_core::describe() const {
       case conveyor_core::stream::ended: state = ", ended"; break;
     }
     std::vector<int> filling, unacked;
-    const std::int64_t items = conv.filling_items(&filling, k_listed);
-    const std::int64_t buffers = conv.unacknowledged(&unacked, k_listed);
+    const std::int64_t items = conv.filling_items(&filling, k_listed + 1);
+    const std::int64_t buffers = conv.unacknowledged(&unacked, k_listed + 1);
     out += fmt::format(
         "  {} #{} mailbox {} ({}): {}, {}, sent {} items, handled {}, {} buffers waiting "
         "here{}{}{}{}\n",
@@ -187,12 +189,9 @@ std::string selector_core::describe() const {
                        : "closed by runtime",
         conv.sent_items(), conv.processed_items(), conv.arrivals(),
         items > 0 ? fmt::format(", {} items in partly filled buffers (to PEs {})", items,
-                                pes(filling, static_cast<std::int64_t>(filling.size()) +
-                                                 (items > 0 && filling.size() == k_listed)))
+                                pes(filling))
                   : "",
-        buffers > 0 ? fmt::format(", {} buffers unacknowledged by PEs {}", buffers,
-                                  pes(unacked, static_cast<std::int64_t>(unacked.size()) +
-                                                   (unacked.size() == k_listed)))
+        buffers > 0 ? fmt::format(", {} buffers unacknowledged by PEs {}", buffers, pes(unacked))
                     : "",
         conv.backlogged() ? fmt::format(", {} buffers waiting for credits", conv.backlog_size())
                           : "",
