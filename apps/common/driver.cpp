@@ -98,10 +98,7 @@ std::vector<traffic_summary> summarise_traffic(const std::vector<variant_result>
     t.bytes = transport::allreduce_sum(r.traffic.bytes_sent) / n;
     t.buffers = transport::allreduce_sum(r.traffic.buffers_sent) / n;
     t.idle_flushed = transport::allreduce_sum(r.traffic.idle_flushed) / n;
-    statistics total;
-    total.bytes_sent = t.bytes;
-    total.buffers_sent = t.buffers;
-    t.mean_fill = total.mean_fill(buffer_payload_bytes());
+    t.mean_fill = mean_fill(t.bytes, t.buffers, buffer_payload_bytes());
     t.credit_wait_s_max_pe =
         transport::allreduce_max_double(r.traffic.credit_wait_seconds / static_cast<double>(n));
     if (P <= k_most_pes_with_links) {

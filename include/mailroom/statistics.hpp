@@ -3,6 +3,7 @@
 // waited for credits.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -19,15 +20,24 @@ struct statistics {
   std::int64_t idle_flushed = 0;    ///< messages shipped early by the idle flush (MAILROOM_IDLE_FLUSH)
   std::vector<std::int64_t> messages_to, bytes_to, buffers_to;  ///< per destination PE
 
-  /// Mean fill of the buffers sent: message bytes over their capacity (0 when none was sent).
-  [[nodiscard]] double mean_fill(std::size_t buffer_payload_bytes) const noexcept {
-    return buffers_sent > 0 ? static_cast<double>(bytes_sent) /
-                                  (static_cast<double>(buffers_sent) *
-                                   static_cast<double>(buffer_payload_bytes))
-                            : 0.0;
-  }
+  /// Mean fill of the buffers sent (see mailroom::mean_fill).
+  [[nodiscard]] double mean_fill(std::size_t buffer_payload_bytes) const noexcept;
   statistics& operator-=(const statistics& o);
   statistics& operator+=(const statistics& o);
 };
+
+/// Mean fill of `buffers` buffers that carried `bytes` bytes of messages: bytes over their
+/// capacity for messages (mailroom::buffer_payload_bytes()); 0 when none was sent.
+[[nodiscard]] inline double mean_fill(std::int64_t bytes, std::int64_t buffers,
+                                      std::size_t buffer_payload_bytes) noexcept {
+  return buffers > 0 ? static_cast<double>(bytes) /
+                           (static_cast<double>(buffers) *
+                            static_cast<double>(buffer_payload_bytes))
+                     : 0.0;
+}
+
+inline double statistics::mean_fill(std::size_t buffer_payload_bytes) const noexcept {
+  return mailroom::mean_fill(bytes_sent, buffers_sent, buffer_payload_bytes);
+}
 
 }  // namespace mailroom

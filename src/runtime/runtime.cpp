@@ -138,40 +138,33 @@ void quiesce() {
 
 namespace mailroom {
 
-statistics& statistics::operator+=(const statistics& o) {
-  messages_sent += o.messages_sent;
-  bytes_sent += o.bytes_sent;
-  buffers_sent += o.buffers_sent;
-  messages_handled += o.messages_handled;
-  credit_wait_seconds += o.credit_wait_seconds;
-  idle_flushed += o.idle_flushed;
-  const auto add = [](std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
+namespace {
+// s += sign * o, field by field (the per-PE vectors grow to the longer of the two).
+void accumulate(statistics& s, const statistics& o, std::int64_t sign) {
+  s.messages_sent += sign * o.messages_sent;
+  s.bytes_sent += sign * o.bytes_sent;
+  s.buffers_sent += sign * o.buffers_sent;
+  s.messages_handled += sign * o.messages_handled;
+  s.credit_wait_seconds += static_cast<double>(sign) * o.credit_wait_seconds;
+  s.idle_flushed += sign * o.idle_flushed;
+  const auto add = [sign](std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
     if (a.size() < b.size()) a.resize(b.size(), 0);
-    for (std::size_t i = 0; i < b.size(); ++i) a[i] += b[i];
+    for (std::size_t i = 0; i < b.size(); ++i) a[i] += sign * b[i];
   };
-  add(messages_to, o.messages_to);
-  add(bytes_to, o.bytes_to);
-  add(buffers_to, o.buffers_to);
+  add(s.messages_to, o.messages_to);
+  add(s.bytes_to, o.bytes_to);
+  add(s.buffers_to, o.buffers_to);
+}
+}  // namespace
+
+statistics& statistics::operator+=(const statistics& o) {
+  accumulate(*this, o, 1);
   return *this;
 }
 
 statistics& statistics::operator-=(const statistics& o) {
-  statistics negated;
-  negated.messages_sent = -o.messages_sent;
-  negated.bytes_sent = -o.bytes_sent;
-  negated.buffers_sent = -o.buffers_sent;
-  negated.messages_handled = -o.messages_handled;
-  negated.credit_wait_seconds = -o.credit_wait_seconds;
-  negated.idle_flushed = -o.idle_flushed;
-  const auto neg = [](const std::vector<std::int64_t>& v) {
-    std::vector<std::int64_t> n(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) n[i] = -v[i];
-    return n;
-  };
-  negated.messages_to = neg(o.messages_to);
-  negated.bytes_to = neg(o.bytes_to);
-  negated.buffers_to = neg(o.buffers_to);
-  return *this += negated;
+  accumulate(*this, o, -1);
+  return *this;
 }
 
 statistics stats() {

@@ -228,10 +228,7 @@ void selector_core::print_stats() const {
       }
     }
     const double fill =
-        buffers > 0 ? 100.0 * static_cast<double>(bytes) /
-                          (static_cast<double>(buffers) *
-                           static_cast<double>(exchange::get().capacity() - k_header_bytes))
-                    : 0.0;
+        100.0 * mean_fill(bytes, buffers, exchange::get().capacity() - k_header_bytes);
     out += fmt::format(
         "mailroom: rank {}: stats: {} #{} mailbox {}: sent {} messages ({} bytes) in {} buffers "
         "(mean fill {:.1f}%) over {} links, busiest to PE {} ({} messages); handled {}; senders "
