@@ -24,7 +24,9 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature)
       bytes_to_(static_cast<std::size_t>(ex_.pes()), 0),
       buffers_to_(static_cast<std::size_t>(ex_.pes()), 0),
       outstanding_(static_cast<std::size_t>(ex_.pes()), 0),
-      credits_(0) {
+      credits_(0),
+      ended_from_(static_cast<std::size_t>(ex_.pes()), 0),
+      links_open_(ex_.pes() - 1) {
   // Every PE creates the same conveyors in the same order with the same configuration, so the
   // credits agree: what a sender may have in flight is what the receiver reserved for arrivals.
   const std::size_t left = ex_.budget_left();
@@ -182,23 +184,25 @@ void conveyor_core::close() noexcept {
   if (state_ == stream::open) state_ = stream::flushing;
 }
 
+// Conveyors' end of stream, per link: once this PE has closed, it ships every partly filled
+// buffer and then tells each other PE how many items it shipped there in all. A PE has ended
+// once every link has, and it has received and processed what they announced. End messages need
+// no collective and no communicator of their own, and may overtake the link's last buffers (MPI
+// matches a source's messages in order, but its posted receives complete in any order): the
+// count tells the receiver what is still to come.
 bool conveyor_core::step_stream() {
   switch (state_) {
     case stream::open:
       return false;
     case stream::flushing:
       flush(true);
-      // Everyone tells everyone how many items it sent them: one reduce-scatter gives each PE
-      // the exact number of items it will receive, so no further rounds are needed.
-      collective_.start_reduce_scatter_sum(sent_to_.data(), &expected_);
-      state_ = stream::counting;
-      [[fallthrough]];
-    case stream::counting:
-      if (!collective_.test()) return false;
+      for (int d = 0; d < static_cast<int>(sent_to_.size()); ++d)
+        if (d != me_) ex_.send_end(d, id_, signature_, sent_to_[static_cast<std::size_t>(d)]);
+      expected_ += sent_to_[static_cast<std::size_t>(me_)];
       state_ = stream::draining;
       [[fallthrough]];
     case stream::draining:
-      if (received_items_ < expected_ || !arrivals_.empty()) return false;
+      if (links_open_ > 0 || received_items_ < expected_ || !arrivals_.empty()) return false;
       MAILROOM_CHECK(received_items_ == expected_,
                      "mailbox #{} received {} items but {} were sent to this PE", id_,
                      received_items_, expected_);
@@ -208,6 +212,21 @@ bool conveyor_core::step_stream() {
       return true;
   }
   return false;
+}
+
+void conveyor_core::end_of_stream(int source, std::int64_t items) noexcept {
+  std::uint8_t& ended = ended_from_[static_cast<std::size_t>(source)];
+  MAILROOM_CHECK(ended == 0, "mailbox #{}: PE {} ended its stream here twice", id_, source);
+  ended = 1;
+  --links_open_;
+  expected_ += items;
+}
+
+int conveyor_core::open_links(std::vector<int>* from, std::size_t most) const {
+  if (from != nullptr)
+    for (std::size_t p = 0; p < ended_from_.size() && from->size() < most; ++p)
+      if (ended_from_[p] == 0 && static_cast<int>(p) != me_) from->push_back(static_cast<int>(p));
+  return links_open_;
 }
 
 }  // namespace mailroom::detail

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <bit>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <new>
 
@@ -251,11 +252,23 @@ std::uint32_t exchange::attach(conveyor_core* c) {
     for (auto& [src, buf] : it->second) {
       const auto& h = *reinterpret_cast<const buffer_header*>(buf);
       if (MAILROOM_UNLIKELY(h.signature != c->signature())) mismatch(src, h, *c);
-      c->deliver(src, buf);
+      deliver(*c, src, buf);
     }
     early_.erase(it);
   }
   return id;
+}
+
+void exchange::deliver(conveyor_core& c, int source, std::byte* buf) noexcept {
+  const auto& h = *reinterpret_cast<const buffer_header*>(buf);
+  if ((h.flags & k_end_of_stream) == 0) {
+    c.deliver(source, buf);
+    return;
+  }
+  std::int64_t items = 0;
+  std::memcpy(&items, buf + k_header_bytes, sizeof items);
+  release(buf);
+  c.end_of_stream(source, items);
 }
 
 void exchange::mismatch(int source, const buffer_header& h, const conveyor_core& c) const {
@@ -383,6 +396,17 @@ void exchange::send(int dest, std::byte* buf) {
   channel_->send(dest, buf, h->bytes, buf);
 }
 
+void exchange::send_end(int dest, std::uint32_t id, std::uint32_t signature,
+                        std::int64_t items) {
+  MAILROOM_ASSERT(dest != me_);
+  std::byte* buf = acquire();
+  *reinterpret_cast<buffer_header*>(buf) =
+      buffer_header{id, k_end_bytes, 0, 0, signature, k_end_of_stream};
+  std::memcpy(buf + k_header_bytes, &items, sizeof items);
+  ++ends_sent_;
+  channel_->send(dest, buf, k_end_bytes, buf);
+}
+
 void exchange::acknowledge(int source, std::uint32_t id) {
   channel_->send_acks(source, &id, 1);
 }
@@ -410,7 +434,7 @@ void exchange::received(int source, std::byte* data, std::size_t bytes) noexcept
                    "was it destroyed before it terminated? (on the sender it is {})",
                    source, h.conveyor, describe_signature(h.signature));
     if (MAILROOM_UNLIKELY(h.signature != c->signature())) mismatch(source, h, *c);
-    c->deliver(source, data);
+    deliver(*c, source, data);
   } else {
     // Collective construction: the sender built this mailbox before we did. Keep, never lose.
     early_[h.conveyor].emplace_back(source, data);

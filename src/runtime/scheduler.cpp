@@ -169,12 +169,18 @@ std::string selector_core::describe() const {
     switch (conv.state()) {
       case conveyor_core::stream::open: break;
       case conveyor_core::stream::flushing:
-      case conveyor_core::stream::counting:
-        state = ", ending: waiting for every PE to end its stream to it";
+        state = ", ending: its last buffers not yet shipped";
         break;
-      case conveyor_core::stream::draining:
-        state = ", ending: waiting for items still on their way here";
+      case conveyor_core::stream::draining: {
+        std::vector<int> from;
+        if (const int open = conv.open_links(&from, k_listed + 1); open > 0)
+          state = fmt::format(", ending: {} PEs have not ended their stream to it: {}", open,
+                              pes(from));
+        else
+          state = fmt::format(", ending: {} of the {} items announced have arrived",
+                              conv.received_items(), conv.announced_items());
         break;
+      }
       case conveyor_core::stream::ended: state = ", ended"; break;
     }
     std::vector<int> filling, unacked;

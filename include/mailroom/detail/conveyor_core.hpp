@@ -34,7 +34,7 @@ extern bool g_may_spill;
 
 class conveyor_core {
  public:
-  enum class stream { open, flushing, counting, draining, ended };
+  enum class stream { open, flushing, draining, ended };
 
   /// Collective. With delta_records, the conveyor takes push_delta/push_whole records (runs
   /// per tag) and keeps the per-destination state they need; without, push. `signature` names
@@ -216,8 +216,9 @@ class conveyor_core {
   /// Buffers waiting for a credit.
   [[nodiscard]] std::size_t backlog_size() const noexcept { return backlog_.size(); }
 
-  /// End of stream: this PE pushes nothing more. Then step() runs flush, the count exchange
-  /// and the drain; ended() once every item destined here has been processed.
+  /// End of stream: this PE pushes nothing more. Then step_stream() ships what is left, ends the
+  /// stream on every link (each end carries the link's item count) and drains: ended once every
+  /// link has ended and every item it carried here has been processed.
   void close() noexcept;
   /// Advances the end-of-stream protocol; returns true once ended.
   bool step_stream();
@@ -227,6 +228,14 @@ class conveyor_core {
 
   /// Called by the exchange when a buffer for this conveyor arrives.
   void deliver(int source, std::byte* buf) noexcept;
+  /// Called by the exchange when `source` ends its stream here, having shipped `items` in all.
+  void end_of_stream(int source, std::int64_t items) noexcept;
+  /// Links still to end their stream here, and (at most `most` of) their PEs.
+  [[nodiscard]] int open_links(std::vector<int>* from = nullptr, std::size_t most = 0) const;
+  /// Items this PE has received, and the items its ended links announced (own items included
+  /// once closed).
+  [[nodiscard]] std::int64_t received_items() const noexcept { return received_items_; }
+  [[nodiscard]] std::int64_t announced_items() const noexcept { return expected_; }
 
  private:
   struct fill {
@@ -476,9 +485,12 @@ class conveyor_core {
   std::deque<arrival> arrivals_;
   std::int64_t sent_items_ = 0, received_items_ = 0, processed_items_ = 0;
   std::uint64_t refused_ = 0;
-  std::int64_t expected_ = -1;
+  // End of stream: per source PE whether its link has ended, how many have, and the items
+  // they (and this PE, once closed) announced.
+  std::vector<std::uint8_t> ended_from_;
+  int links_open_;
+  std::int64_t expected_ = 0;
   stream state_ = stream::open;
-  transport::collective_context collective_;
 };
 
 }  // namespace mailroom::detail

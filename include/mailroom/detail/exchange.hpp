@@ -25,9 +25,13 @@ struct buffer_header {
   std::uint32_t items;     ///< items in the buffer
   std::uint32_t slot;      ///< 0: the sender's own memory; k + 1: its shared slot k (see exchange)
   std::uint32_t signature;  ///< the mailbox's signature on the sender (detail/signature.hpp)
-  std::uint32_t reserved;   ///< (keeps items 8-byte aligned)
+  std::uint32_t flags;      ///< k_end_of_stream, or 0 (and keeps items 8-byte aligned)
 };
 inline constexpr std::size_t k_header_bytes = sizeof(buffer_header);
+/// A header-only buffer that ends the sender's stream on its link to the receiver: no items, and
+/// after the header the number of items the sender shipped on that link in all (8 bytes).
+inline constexpr std::uint32_t k_end_of_stream = 1;
+inline constexpr std::size_t k_end_bytes = k_header_bytes + 8;
 
 class exchange final : public transport::channel_sink {
  public:
@@ -76,6 +80,10 @@ class exchange final : public transport::channel_sink {
 
   /// Sends a full buffer to `dest` (a remote PE); the conveyor holds a credit for it.
   void send(int dest, std::byte* buf);
+  /// Ends conveyor `id`'s stream on the link to `dest`: `items` is everything it shipped there.
+  /// Needs no credit (the receiver takes it in at once, nothing waits to be handled) and may pass
+  /// the link's data buffers on the way: the receiver waits for the count.
+  void send_end(int dest, std::uint32_t id, std::uint32_t signature, std::int64_t items);
   /// Acknowledges one handled buffer of conveyor `id` from `source`, at once: a sender waiting
   /// for the credit must not wait for this PE's next progress call (docs/design.md, credits).
   void acknowledge(int source, std::uint32_t id);
@@ -108,6 +116,8 @@ class exchange final : public transport::channel_sink {
   /// Buffers this PE sent to other PEs: handed over in shared memory, and through MPI.
   [[nodiscard]] std::uint64_t handed_over() const noexcept { return handed_over_; }
   [[nodiscard]] std::uint64_t sent_through_mpi() const noexcept { return sent_through_mpi_; }
+  /// End-of-stream messages this PE sent (one per conveyor and link).
+  [[nodiscard]] std::uint64_t ends_sent() const noexcept { return ends_sent_; }
 
   /// Items of every conveyor, ever: shipped by this PE (to any PE, itself included) and handled
   /// here. Summed over the PEs, equal when no item is in flight anywhere (mr::quiesce).
@@ -135,6 +145,8 @@ class exchange final : public transport::channel_sink {
   std::byte* fresh_buffer() noexcept override { return acquire(); }
   void acknowledged(int source, const std::uint32_t* ids, std::size_t n) noexcept override;
   void sleep_idle() const noexcept;
+  /// Hands an arrival to its conveyor: data to its queue, an end of stream to its count.
+  void deliver(conveyor_core& c, int source, std::byte* buf) noexcept;
   [[noreturn]] void mismatch(int source, const buffer_header& h, const conveyor_core& c) const;
   void start_shared(const config& cfg);
   bool poll_shared() noexcept;
@@ -173,7 +185,7 @@ class exchange final : public transport::channel_sink {
   std::uint32_t slots_ = 0;     // per pair of PEs on this node (a power of two); 0: none
   std::uint32_t mask_ = 0;      // slots_ - 1
   std::size_t back_offset_ = 0;  // of a ring's back half from its sent half
-  std::uint64_t handed_over_ = 0, sent_through_mpi_ = 0;
+  std::uint64_t handed_over_ = 0, sent_through_mpi_ = 0, ends_sent_ = 0;
   std::size_t pair_bytes_ = 0;  // a ring and its slots
   std::size_t ring_bytes_ = 0;
   std::byte* my_part_ = nullptr;
