@@ -81,7 +81,8 @@ struct round_trips {
 // A variant's traffic per repetition, over every PE (collective): mailroom's counters, so zero
 // for the variants that do not use mailroom (naive, bsp, local).
 struct traffic_summary {
-  std::int64_t messages = 0, bytes = 0, buffers = 0, idle_flushed = 0;
+  std::int64_t messages = 0, bytes = 0, buffers = 0, idle_flushed = 0, forwarded = 0;
+  std::int64_t network_buffers = 0, network_bytes = 0;  // to PEs of other nodes (routing's view)
   double mean_fill = 0, credit_wait_s_max_pe = 0;
   std::vector<std::int64_t> links;  // messages from PE i to PE j at i * P + j (P <= 64 only)
 };
@@ -98,6 +99,16 @@ std::vector<traffic_summary> summarise_traffic(const std::vector<variant_result>
     t.bytes = transport::allreduce_sum(r.traffic.bytes_sent) / n;
     t.buffers = transport::allreduce_sum(r.traffic.buffers_sent) / n;
     t.idle_flushed = transport::allreduce_sum(r.traffic.idle_flushed) / n;
+    t.forwarded = transport::allreduce_sum(r.traffic.messages_forwarded) / n;
+    std::int64_t net_buffers = 0, net_bytes = 0;
+    const auto& ex = mailroom::detail::exchange::get();
+    for (std::size_t d = 0; d < r.traffic.buffers_to.size(); ++d)
+      if (ex.node_of(static_cast<int>(d)) != ex.node_of(ex.me())) {
+        net_buffers += r.traffic.buffers_to[d];
+        net_bytes += r.traffic.bytes_to[d];
+      }
+    t.network_buffers = transport::allreduce_sum(net_buffers) / n;
+    t.network_bytes = transport::allreduce_sum(net_bytes) / n;
     t.mean_fill = mean_fill(t.bytes, t.buffers, buffer_payload_bytes());
     t.credit_wait_s_max_pe =
         transport::allreduce_max_double(r.traffic.credit_wait_seconds / static_cast<double>(n));
@@ -138,6 +149,8 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
                  {"credits", cfg.credits},
                  {"budget_bytes", cfg.budget_bytes},
                  {"shared_slots", cfg.shared_slots},
+                 {"routing", routing_in_use()},
+                 {"node_size", cfg.node_size},
                  // what this run had per pair of PEs on a node (0: none, or one PE per node)
                  {"shared_slots_per_pair", mailroom::detail::exchange::get().shared_slots()}};
   j["memory"] = {{"peak_rss_bytes_max_pe", rss}, {"aggregation_peak_bytes_max_pe", pool_peak}};
@@ -154,6 +167,13 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
                     {"bytes", t.bytes},
                     {"buffers", t.buffers},
                     {"idle_flushed_messages", t.idle_flushed},
+                    {"forwarded_messages", t.forwarded},
+                    {"network", {{"buffers", t.network_buffers},
+                                 {"bytes", t.network_bytes},
+                                 {"mean_payload_bytes",
+                                  t.network_buffers > 0 ? static_cast<double>(t.network_bytes) /
+                                                              static_cast<double>(t.network_buffers)
+                                                        : 0.0}}},
                     {"mean_fill", t.mean_fill},
                     {"credit_wait_s_max_pe", t.credit_wait_s_max_pe}};
     if (!t.links.empty()) {
@@ -188,8 +208,8 @@ void print_table(const app_info& app, const sizes& sz, const std::vector<variant
     shape = fmt::format(", {} table elements per PE", sz.table_per_pe);
   else if (sz.nnz_per_row > 0)
     shape = fmt::format(", {} nonzeros per row", sz.nnz_per_row);
-  fmt::print("{}: {} PEs, {} {}s per PE{}, seed {}, median of {}\n", app.name, num_pes(), sz.n,
-             app.op, shape, sz.seed, reps);
+  fmt::print("{}: {} PEs (routing {}), {} {}s per PE{}, seed {}, median of {}\n", app.name,
+             num_pes(), routing_in_use(), sz.n, app.op, shape, sz.seed, reps);
   fmt::print("{:<10} {:>10} {:>10} {:>10} {:>14} {:>9}  {}\n", "variant", "median s", "min s",
              "max s", fmt::format("ns/{}/PE", app.op), "vs naive", "check");
   double naive = 0;

@@ -9,8 +9,8 @@
 namespace mailroom {
 
 // X(field, ENV_NAME, kind, default, description). kind: bytes (a count with an optional K, M or
-// G suffix, powers of 1024; "KiB"/"KB" spellings accepted) or count (a plain non-negative
-// integer).
+// G suffix, powers of 1024; "KiB"/"KB" spellings accepted), count (a plain non-negative
+// integer) or routing (auto, direct or node: enum routing).
 #define MAILROOM_CONFIG_TABLE(X)                                                                  \
   X(buffer_bytes, "MAILROOM_BUFFER_BYTES", bytes, 32768,                                          \
     "bytes per aggregation buffer (one per destination PE and mailbox); 256 B to 16 MiB")        \
@@ -42,7 +42,19 @@ namespace mailroom {
   X(stats, "MAILROOM_STATS", count, 0,                                                           \
     "1: every PE prints each selector's counters (messages, bytes, buffers, mean fill, credit " \
     "waits) when it ends")                                                                       \
+  X(routing, "MAILROOM_ROUTING", routing, 0,                                                    \
+    "how items reach other nodes: direct (a buffer per PE), node (through the PE of each node "  \
+    "that owns the link to the destination node: buffers per PE of the node and per link), "    \
+    "auto (node beyond 64 PEs on nodes of several PEs, else direct)")                          \
+  X(node_size, "MAILROOM_NODE_SIZE", count, 0,                                                   \
+    "PEs per node that routing assumes, grouping consecutive ranks (to try routing on one "      \
+    "host); 0: the nodes MPI reports")                                                           \
   X(verbose, "MAILROOM_VERBOSE", count, 0, "1 prints the configuration on rank 0 at start-up")
+
+/// MAILROOM_ROUTING's values (config::routing).
+enum class routing : std::uint64_t { automatic = 0, direct = 1, node = 2 };
+/// "auto", "direct" or "node".
+[[nodiscard]] const char* routing_name(std::uint64_t r) noexcept;
 
 /// The runtime configuration, read from the environment at start-up.
 struct config {

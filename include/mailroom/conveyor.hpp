@@ -52,13 +52,24 @@ class conveyor {
           from = pe(source_);
           return true;
         }
+        // Forwarded items (node routing) each follow their origin PE; end_ is then the
+        // buffer's start, so that the loop above is the same for every buffer.
+        if (MAILROOM_UNLIKELY(cursor_ < origins_end_)) {
+          std::uint32_t origin;
+          std::memcpy(&origin, cursor_, 4);
+          std::memcpy(&item, cursor_ + 4, sizeof(T));
+          cursor_ += 4 + sizeof(T);
+          from = pe(static_cast<int>(origin));
+          return true;
+        }
         cursor_ = nullptr;
         core_.pop_front();
       }
       if (!core_.has_arrivals()) return false;
       const auto& a = core_.front();
       cursor_ = a.begin();
-      end_ = a.end();
+      end_ = a.origins ? a.begin() : a.end();
+      origins_end_ = a.origins ? a.end() : nullptr;
       source_ = a.source;
     }
   }
@@ -66,7 +77,7 @@ class conveyor {
   /// Puts back the item last pulled (e.g. when the reply it asked for could not be pushed).
   void unpull() noexcept {
     MAILROOM_ASSERT(cursor_ != nullptr);
-    cursor_ -= sizeof(T);
+    cursor_ -= sizeof(T) + (origins_end_ != nullptr ? 4 : 0);
   }
 
   /// Makes progress. `done` says this PE will push no more. Returns false once every PE is done
@@ -102,7 +113,8 @@ class conveyor {
 
  private:
   detail::conveyor_core core_{false,
-                             detail::type_signature<conveyor, detail::box_of<T, conveyor>>};
+                             detail::type_signature<conveyor, detail::box_of<T, conveyor>>,
+                             sizeof(T)};
   int pes_ = detail::exchange::get().pes();
   const std::byte* cursor_ = nullptr;
   bool finished_ = false;
@@ -111,6 +123,7 @@ class conveyor {
   const std::byte* cursor_at_advance_ = nullptr;
   std::int64_t processed_at_advance_ = 0;
   const std::byte* end_ = nullptr;
+  const std::byte* origins_end_ = nullptr;
   int source_ = 0;
 };
 

@@ -80,6 +80,8 @@ void quiesce();
 [[nodiscard]] statistics stats();
 /// The bytes of messages an aggregation buffer holds (MAILROOM_BUFFER_BYTES less its header).
 [[nodiscard]] std::size_t buffer_payload_bytes() noexcept;
+/// The routing in force, "direct" or "node" (MAILROOM_ROUTING, with auto resolved).
+[[nodiscard]] const char* routing_in_use() noexcept;
 /// Seconds on a per-PE wall clock.
 [[nodiscard]] double wtime() noexcept;
 

@@ -75,7 +75,7 @@ template <class T, class H, class Sel>
 class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
  public:
   mailbox_impl(mailbox_spec<T, H>&& spec, Sel* self, std::uint32_t signature)
-      : mailbox_base(false, signature), handler_(std::move(spec.handler)), self_(self) {
+      : mailbox_base(false, signature, sizeof(T)), handler_(std::move(spec.handler)), self_(self) {
     MAILROOM_CHECK(sizeof(T) + k_header_bytes <= exchange::get().capacity(),
                    "mailbox message of {} bytes does not fit in MAILROOM_BUFFER_BYTES={}",
                    sizeof(T), exchange::get().capacity());
@@ -96,6 +96,17 @@ class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
     // lambda cannot): a trivially copyable object may be copied byte-wise. Randperm's handler:
     // 3% fewer instructions, selector/conveyor 1.07 -> 1.00.
     const auto run = [&](auto& handler, Sel& self) {
+      if (MAILROOM_UNLIKELY(a.origins)) {  // forwarded (node routing): each after its origin
+        for (const std::byte* p = a.begin(); p < end; p += 4 + sizeof(T)) {
+          std::uint32_t origin;
+          std::memcpy(&origin, p, 4);
+          T msg;
+          std::memcpy(&msg, p + 4, sizeof(T));
+          scheduler::current_source = static_cast<int>(origin);
+          call_handler(handler, msg, pe(static_cast<int>(origin)), self);
+        }
+        return;
+      }
       for (const std::byte* p = a.begin(); p < end; p += sizeof(T)) {
         T msg;
         std::memcpy(&msg, p, sizeof(T));
@@ -123,7 +134,7 @@ template <class Sel>
 class mailbox_impl<lambdas, Sel> final : public mailbox_base {
  public:
   mailbox_impl(lambdas&&, Sel* self, std::uint32_t signature)
-      : mailbox_base(true, signature), self_(self) {}
+      : mailbox_base(true, signature, 0), self_(self) {}
 
   void process_front() override {
     const arrival& a = conveyor.front();

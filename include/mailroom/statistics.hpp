@@ -11,14 +11,17 @@ namespace mailroom {
 
 /// Traffic of this PE's mailboxes (and conveyors), summed over every one it has had since the
 /// runtime started. Subtract two snapshots to measure a phase.
+/// Counted per link: with node routing (MAILROOM_ROUTING) a message to another node crosses up to
+/// three, and is counted on each; messages_forwarded are those this PE passed on for others.
 struct statistics {
-  std::int64_t messages_sent = 0;   ///< to every PE, this one included
+  std::int64_t messages_sent = 0;   ///< to every PE, this one included (forwarded ones too)
   std::int64_t bytes_sent = 0;      ///< message bytes (buffer headers not counted)
   std::int64_t buffers_sent = 0;
+  std::int64_t messages_forwarded = 0;  ///< passed on for other PEs (node routing)
   std::int64_t messages_handled = 0;
   double credit_wait_seconds = 0;   ///< sends blocked on back-pressure
   std::int64_t idle_flushed = 0;    ///< messages shipped early by the idle flush (MAILROOM_IDLE_FLUSH)
-  std::vector<std::int64_t> messages_to, bytes_to, buffers_to;  ///< per destination PE
+  std::vector<std::int64_t> messages_to, bytes_to, buffers_to;  ///< per PE sent to directly
 
   /// Mean fill of the buffers sent (see mailroom::mean_fill).
   [[nodiscard]] double mean_fill(std::size_t buffer_payload_bytes) const noexcept;

@@ -60,6 +60,8 @@ void broadcast(void* data, std::size_t bytes, int root);
 /// close ones, and programs that communicate slow down unevenly then (docs/design.md).
 double round_trip_seconds(int batches = 5);
 
+/// out[p] = PE p's v, on every PE (out has size() entries).
+void allgather(int v, int* out);
 /// All-to-all exchange of one int per PE pair (send[p] goes to PE p; recv[p] came from PE p).
 void alltoall(const int* send, int* recv);
 /// MPI_Alltoallv over elements of `elem_bytes` bytes; counts and displacements in elements.

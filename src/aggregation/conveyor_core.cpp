@@ -12,21 +12,28 @@ exchange& running_exchange() {
 }
 }  // namespace
 
-conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature)
+std::vector<conveyor_core::fill> conveyor_core::always_full_;
+
+conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::size_t item_bytes)
     : ex_(running_exchange()),
+      rt_(delta_records ? ex_.direct_routes() : ex_.job_routes()),
+      routed_(rt_.routed),
+      item_bytes_(delta_records ? 0 : item_bytes),
       id_(0),
       capacity_(static_cast<std::uint32_t>(ex_.capacity())),
       me_(ex_.me()),
-      fills_(delta_records ? 0 : static_cast<std::size_t>(ex_.pes())),
-      lanes_(delta_records ? static_cast<std::size_t>(ex_.pes()) : 0),
+      fills_(delta_records ? 0 : static_cast<std::size_t>(rt_.lanes())),
+      lanes_(delta_records ? static_cast<std::size_t>(rt_.lanes()) : 0),
       signature_(signature),
-      sent_to_(static_cast<std::size_t>(ex_.pes()), 0),
-      bytes_to_(static_cast<std::size_t>(ex_.pes()), 0),
-      buffers_to_(static_cast<std::size_t>(ex_.pes()), 0),
-      outstanding_(static_cast<std::size_t>(ex_.pes()), 0),
+      sent_to_(static_cast<std::size_t>(rt_.lanes()), 0),
+      bytes_to_(static_cast<std::size_t>(rt_.lanes()), 0),
+      buffers_to_(static_cast<std::size_t>(rt_.lanes()), 0),
+      forwarded_in_(routed_ ? static_cast<std::size_t>(rt_.lanes()) : 0, 0),
+      outstanding_(static_cast<std::size_t>(rt_.lanes()), 0),
       credits_(0),
-      ended_from_(static_cast<std::size_t>(ex_.pes()), 0),
-      links_open_(ex_.pes() - 1) {
+      ended_from_(static_cast<std::size_t>(ex_.pes()), 0) {
+  for (int c = 0; c < k_link_classes; ++c)
+    links_open_[static_cast<std::size_t>(c)] = static_cast<int>(rt_.in_peers[static_cast<std::size_t>(c)].size());
   // Every PE creates the same conveyors in the same order with the same configuration, so the
   // credits agree: what a sender may have in flight is what the receiver reserved for arrivals.
   const std::size_t left = ex_.budget_left();
@@ -43,6 +50,12 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature)
     delta_limit_[w] = capacity_ - static_cast<std::uint32_t>(k_delta_run_header + 8 * w);
   // An absent buffer looks full, so the first push for a destination takes the slow path.
   for (std::size_t d = 0; d < dests(); ++d) fill_of(d).reset(capacity_);
+  by_dest_ = fills_.data();
+  if (routed_ && !fills_.empty()) {
+    if (always_full_.size() < static_cast<std::size_t>(rt_.pes))
+      always_full_.assign(static_cast<std::size_t>(rt_.pes), fill{nullptr, fill::packed(~0u, 0)});
+    by_dest_ = always_full_.data();
+  }
   id_ = ex_.attach(this);
 }
 
@@ -50,7 +63,9 @@ conveyor_core::~conveyor_core() {
   for (std::size_t d = 0; d < dests(); ++d)
     if (std::byte* buf = fill_of(d).buf; buf != nullptr) ex_.release(buf);
   for (auto& a : arrivals_) ex_.release_arrival(a.source, a.buf);
-  for (auto& [dest, buf] : backlog_) ex_.release(buf);
+  for (auto& queue : forward_)
+    for (auto& t : queue) ex_.release_arrival(t.source, t.buf);
+  for (auto& [lane, buf] : backlog_) ex_.release(buf);
   ex_.backlog_changed(-static_cast<int>(backlog_.size()));
   // Acknowledgements still to come are dropped on arrival (this conveyor is gone).
   ex_.unacknowledged -= unacknowledged();
@@ -59,25 +74,27 @@ conveyor_core::~conveyor_core() {
   ex_.detach(id_);
 }
 
-bool conveyor_core::make_room(int dest, std::size_t need) noexcept {
-  fill& f = fill_of(static_cast<std::size_t>(dest));
-  // After close() every buffer has been shipped, so any later push lands here.
-  MAILROOM_CHECK(state_ == stream::open || state_ == stream::flushing,
+bool conveyor_core::make_room(int lane, std::size_t need) noexcept {
+  const auto l = static_cast<std::size_t>(lane);
+  fill& f = fill_of(l);
+  // After a lane has ended every buffer has been shipped, so any later push lands here.
+  MAILROOM_CHECK((lanes_ended_ >> rt_.cls[l] & 1u) == 0 &&
+                     (state_ == stream::open || state_ == stream::flushing),
                  "a message was sent to mailbox #{} after its end of stream on this PE "
                  "(send after done, or a missing edge in the dependency graph)", id_);
   if (f.buf != nullptr && f.items() > 0) {
-    if (!g_may_spill && !can_ship(dest)) {
+    if (!g_may_spill && !can_ship(lane)) {
       ++refused_;
       return false;
     }
-    ship(dest);
+    ship(lane);
   }
   if (f.buf == nullptr) {
-    f.buf = ex_.acquire_for(dest);
+    f.buf = ex_.acquire_for(rt_.peer[l]);
     f.reset(static_cast<std::uint32_t>(k_header_bytes));
     if (!lanes_.empty()) {  // runs restart
-      lanes_[static_cast<std::size_t>(dest)].rs.count_at = 0;
-      lanes_[static_cast<std::size_t>(dest)].open = 0;
+      lanes_[l].rs.count_at = 0;
+      lanes_[l].open = 0;
     }
   }
   MAILROOM_CHECK(f.used() + need <= capacity_,
@@ -87,31 +104,72 @@ bool conveyor_core::make_room(int dest, std::size_t need) noexcept {
   return true;
 }
 
-bool conveyor_core::can_ship(int dest) const noexcept {
-  // The own PE: no more than 2c buffers arrived and unhandled, as the reservation counts.
-  if (dest == me_) return arrivals_.size() < 2 * static_cast<std::size_t>(credits_);
-  return outstanding_[static_cast<std::size_t>(dest)] < credits_;
+bool conveyor_core::push_routed(int dest, const void* item) noexcept {
+  const std::uint32_t h = rt_.hop[static_cast<std::size_t>(dest)];
+  const std::uint32_t prefix[2] = {static_cast<std::uint32_t>(dest),
+                                   static_cast<std::uint32_t>(me_)};
+  return put(static_cast<int>(h & ~routes::k_prefixed), prefix,
+             (h & routes::k_prefixed) != 0 ? 2 : 0, item, false);
 }
 
-void conveyor_core::ship(int dest) noexcept {
-  fill& f = fill_of(static_cast<std::size_t>(dest));
-  if (!lanes_.empty()) close_run(lanes_[static_cast<std::size_t>(dest)]);
+bool conveyor_core::put(int lane, const std::uint32_t* prefix, std::size_t words,
+                        const void* item, bool forwarded) noexcept {
+  const std::size_t need = item_bytes_ + 4 * words;
+  fill& f = fills_[static_cast<std::size_t>(lane)];
+  if (MAILROOM_UNLIKELY(f.used() + need > capacity_)) {
+    // Forwarding never spills: it waits for the credit, keeping the buffer it forwards from
+    // (and so its sender's credit) until then.
+    const bool spill = g_may_spill;
+    if (forwarded) g_may_spill = false;
+    const bool room = make_room(lane, need);
+    g_may_spill = spill;
+    if (!room) return false;
+  }
+  std::byte* out = f.buf + f.used();
+  std::memcpy(out, prefix, 4 * words);
+  std::memcpy(out + 4 * words, item, item_bytes_);
+  f.add(static_cast<std::uint32_t>(need), 1);
+  if (forwarded) {
+    ++forwarded_in_[static_cast<std::size_t>(lane)];
+    ++forwarded_items_;
+  }
+  return true;
+}
+
+bool conveyor_core::can_ship(int lane) const noexcept {
+  // The own PE: no more than 2c buffers arrived and unhandled, as the reservation counts.
+  const auto l = static_cast<std::size_t>(lane);
+  if (rt_.peer[l] == me_) return arrivals_.size() < 2 * static_cast<std::size_t>(credits_);
+  return outstanding_[l] < credits_;
+}
+
+void conveyor_core::ship(int lane) noexcept {
+  const auto l = static_cast<std::size_t>(lane);
+  fill& f = fill_of(l);
+  if (!lanes_.empty()) close_run(lanes_[l]);
   auto* h = reinterpret_cast<buffer_header*>(f.buf);
-  *h = buffer_header{id_, f.used(), f.items(), 0, signature_, 0};
-  const auto d = static_cast<std::size_t>(dest);
-  sent_to_[d] += f.items();
-  bytes_to_[d] += f.used() - static_cast<std::int64_t>(k_header_bytes);
-  ++buffers_to_[d];
-  sent_items_ += f.items();
-  ex_.items_shipped += f.items();
+  *h = buffer_header{id_, f.used(), f.items(), 0, signature_, link_flags(rt_.cls[l])};
+  sent_to_[l] += f.items();
+  bytes_to_[l] += f.used() - static_cast<std::int64_t>(k_header_bytes);
+  ++buffers_to_[l];
+  // Only this PE's own items count as sent (mr::quiesce, the waves of cycles): forwarded ones
+  // were counted where they came from.
+  std::int64_t own = f.items();
+  if (routed_) {
+    own -= forwarded_in_[l];
+    forwarded_in_[l] = 0;
+  }
+  sent_items_ += own;
+  ex_.items_shipped += own;
+  const int dest = rt_.peer[l];
   if (dest == me_) {
     deliver(me_, f.buf);  // own PE: no MPI
-  } else if (outstanding_[d] < credits_) {
-    ++outstanding_[d];
+  } else if (outstanding_[l] < credits_) {
+    ++outstanding_[l];
     ++ex_.unacknowledged;
     ex_.send(dest, f.buf);
   } else {
-    backlog_.emplace_back(dest, f.buf);
+    backlog_.emplace_back(lane, f.buf);
     ex_.backlog_changed(+1);
   }
   f.buf = nullptr;
@@ -131,24 +189,83 @@ bool conveyor_core::flush(bool force) {
   return all;
 }
 
-void conveyor_core::credit(int dest) noexcept {
-  --outstanding_[static_cast<std::size_t>(dest)];
+void conveyor_core::credit(int peer, std::uint32_t cls) noexcept {
+  const std::int32_t lane = cls < k_link_classes
+                                ? rt_.lane_of[cls][static_cast<std::size_t>(peer)]
+                                : -1;
+  MAILROOM_CHECK(lane >= 0 && outstanding_[static_cast<std::size_t>(lane)] > 0,
+                 "mailbox #{}: an acknowledgement from PE {} (link class {}) for no buffer sent",
+                 id_, peer, cls);
+  --outstanding_[static_cast<std::size_t>(lane)];
   --ex_.unacknowledged;
   for (auto it = backlog_.begin(); it != backlog_.end(); ++it) {
-    if (it->first != dest) continue;
+    if (it->first != lane) continue;
     std::byte* buf = it->second;
     backlog_.erase(it);
     ex_.backlog_changed(-1);
-    ++outstanding_[static_cast<std::size_t>(dest)];
+    ++outstanding_[static_cast<std::size_t>(lane)];
     ++ex_.unacknowledged;
-    ex_.send(dest, buf);
+    ex_.send(peer, buf);
     return;
   }
 }
 
 void conveyor_core::deliver(int source, std::byte* buf) noexcept {
-  received_items_ += reinterpret_cast<const buffer_header*>(buf)->items;
-  arrivals_.push_back(arrival{buf, source});
+  const auto& h = *reinterpret_cast<const buffer_header*>(buf);
+  received_items_ += h.items;
+  arrivals_.push_back(arrival{buf, source, link_class_of(h.flags) == k_delivery});
+}
+
+void conveyor_core::deliver_transit(int source, std::byte* buf, std::uint32_t cls) noexcept {
+  MAILROOM_CHECK(routed_ && (cls == k_transit || cls == k_network),
+                 "mailbox #{}: PE {} forwards items through this PE, which does not route them "
+                 "(is MAILROOM_ROUTING or MAILROOM_NODE_SIZE set differently on the PEs?)",
+                 id_, source);
+  received_[cls] += reinterpret_cast<const buffer_header*>(buf)->items;
+  if (!forwarding()) ex_.forward_later(this);
+  forward_[cls == k_network ? 0 : 1].push_back(transit{buf, source});
+}
+
+bool conveyor_core::forward() noexcept {
+  // The network's first: it leads to the PEs' handlers, which never wait.
+  const bool network = forward_queue(0);
+  return forward_queue(1) || network;
+}
+
+bool conveyor_core::forward_queue(std::size_t q) noexcept {
+  bool any = false;
+  const std::size_t stride = 8 + item_bytes_;
+  auto& queue = forward_[q];
+  std::uint32_t& at = forward_at_[q];
+  while (!queue.empty()) {
+    const transit& t = queue.front();
+    const auto& h = *reinterpret_cast<const buffer_header*>(t.buf);
+    const std::byte* p = t.buf + k_header_bytes + at;
+    const std::byte* end = t.buf + h.bytes;
+    for (; p < end; p += stride, at += static_cast<std::uint32_t>(stride)) {
+      // From a transit lane to the network lane for the destination's node, as it came; from
+      // the network to the destination, with its origin only.
+      std::uint32_t prefix[2];
+      std::memcpy(prefix, p, sizeof prefix);
+      const std::uint32_t dest = prefix[0];
+      MAILROOM_CHECK(dest < static_cast<std::uint32_t>(rt_.pes), "mailbox #{}: an item from PE "
+                     "{} to forward to PE {}, which does not exist", id_, t.source, dest);
+      const int lane = q == 1 ? static_cast<int>(rt_.hop[dest] & ~routes::k_prefixed)
+                              : rt_.lane_of[k_delivery][dest];
+      MAILROOM_CHECK(lane >= 0, "mailbox #{}: PE {} sent an item for PE {} through this PE, "
+                     "which does not lead there", id_, t.source, dest);
+      const bool put_it = q == 1 ? put(lane, prefix, 2, p + 8, true)
+                                 : put(lane, prefix + 1, 1, p + 8, true);
+      if (!put_it) return any;
+      any = true;
+    }
+    const transit done = t;
+    queue.pop_front();
+    at = 0;
+    ex_.handled(done.source, done.buf, id_);
+    any = true;
+  }
+  return any;
 }
 
 void conveyor_core::pop_front() noexcept {
@@ -165,7 +282,7 @@ std::int64_t conveyor_core::filling_items(std::vector<int>* to, std::size_t most
     const fill& f = lanes_.empty() ? fills_[d] : lanes_[d].f;
     if (f.buf == nullptr || f.items() == 0) continue;
     items += f.items();
-    if (to != nullptr && to->size() < most) to->push_back(static_cast<int>(d));
+    if (to != nullptr && to->size() < most) to->push_back(rt_.peer[d]);
   }
   return items;
 }
@@ -175,7 +292,7 @@ std::int64_t conveyor_core::unacknowledged(std::vector<int>* to, std::size_t mos
   for (std::size_t d = 0; d < outstanding_.size(); ++d) {
     if (outstanding_[d] == 0) continue;
     n += outstanding_[d];
-    if (to != nullptr && to->size() < most) to->push_back(static_cast<int>(d));
+    if (to != nullptr && to->size() < most) to->push_back(rt_.peer[d]);
   }
   return n;
 }
@@ -185,27 +302,40 @@ void conveyor_core::close() noexcept {
 }
 
 // Conveyors' end of stream, per link: once this PE has closed, it ships every partly filled
-// buffer and then tells each other PE how many items it shipped there in all. A PE has ended
-// once every link has, and it has received and processed what they announced. End messages need
-// no collective and no communicator of their own, and may overtake the link's last buffers (MPI
-// matches a source's messages in order, but its posted receives complete in any order): the
-// count tells the receiver what is still to come.
+// buffer and then tells each PE its lanes lead to how many items it shipped there in all. A PE
+// has ended once every link to it has, and it has received and processed what they announced.
+// End messages need no collective and no communicator of their own, and may overtake the
+// link's last buffers (MPI matches a source's messages in order, but its posted receives
+// complete in any order): the count tells the receiver what is still to come.
+// With node routing the links form three stages, ended in order: final and transit lanes (this
+// PE's own items, so at once), network lanes (once every transit link to this PE has ended and
+// all it brought is forwarded), delivery lanes (once the network links have too). Each stage
+// waits only for the one before, on every PE, so the ends cannot wait for each other in a
+// cycle.
 bool conveyor_core::step_stream() {
   switch (state_) {
     case stream::open:
       return false;
     case stream::flushing:
-      flush(true);
-      for (int d = 0; d < static_cast<int>(sent_to_.size()); ++d)
-        if (d != me_) ex_.send_end(d, id_, signature_, sent_to_[static_cast<std::size_t>(d)]);
-      expected_ += sent_to_[static_cast<std::size_t>(me_)];
+      if ((lanes_ended_ & 1u << k_final) == 0) {
+        end_lanes(k_final);
+        end_lanes(k_transit);
+      }
+      if ((lanes_ended_ & 1u << k_network) == 0) {
+        if (!stage_clear(k_transit)) return false;
+        end_lanes(k_network);
+      }
+      if (!stage_clear(k_transit) || !stage_clear(k_network)) return false;
+      end_lanes(k_delivery);
       state_ = stream::draining;
       [[fallthrough]];
     case stream::draining:
-      if (links_open_ > 0 || received_items_ < expected_ || !arrivals_.empty()) return false;
-      MAILROOM_CHECK(received_items_ == expected_,
+      if (links_open_[k_final] > 0 || links_open_[k_delivery] > 0 ||
+          received_items_ < announced_items() || !arrivals_.empty())
+        return false;
+      MAILROOM_CHECK(received_items_ == announced_items(),
                      "mailbox #{} received {} items but {} were sent to this PE", id_,
-                     received_items_, expected_);
+                     received_items_, announced_items());
       state_ = stream::ended;
       [[fallthrough]];
     case stream::ended:
@@ -214,19 +344,45 @@ bool conveyor_core::step_stream() {
   return false;
 }
 
-void conveyor_core::end_of_stream(int source, std::int64_t items) noexcept {
+void conveyor_core::end_lanes(std::uint32_t cls) {
+  lanes_ended_ |= 1u << cls;
+  for (int l = 0; l < rt_.lanes(); ++l) {
+    const auto li = static_cast<std::size_t>(l);
+    if (rt_.cls[li] != cls) continue;
+    if (const fill& f = fill_of(li); f.buf != nullptr && f.items() > 0) ship(l);
+    if (rt_.peer[li] == me_)
+      end_of_stream(me_, cls, sent_to_[li]);
+    else
+      ex_.send_end(rt_.peer[li], id_, signature_, link_flags(cls), sent_to_[li]);
+  }
+}
+
+bool conveyor_core::stage_clear(std::uint32_t cls) const noexcept {
+  return links_open_[cls] == 0 && received_[cls] == expected_[cls] && !forwarding();
+}
+
+void conveyor_core::end_of_stream(int source, std::uint32_t cls, std::int64_t items) noexcept {
+  MAILROOM_CHECK(cls < k_link_classes, "mailbox #{}: an end of stream of link class {} from "
+                 "PE {}", id_, cls, source);
   std::uint8_t& ended = ended_from_[static_cast<std::size_t>(source)];
-  MAILROOM_CHECK(ended == 0, "mailbox #{}: PE {} ended its stream here twice", id_, source);
-  ended = 1;
-  --links_open_;
-  expected_ += items;
+  MAILROOM_CHECK((ended >> cls & 1u) == 0 && links_open_[cls] > 0,
+                 "mailbox #{}: PE {} ended its stream (link class {}) here twice or unexpected",
+                 id_, source, cls);
+  ended |= static_cast<std::uint8_t>(1u << cls);
+  --links_open_[cls];
+  expected_[cls] += items;
 }
 
 int conveyor_core::open_links(std::vector<int>* from, std::size_t most) const {
-  if (from != nullptr)
-    for (std::size_t p = 0; p < ended_from_.size() && from->size() < most; ++p)
-      if (ended_from_[p] == 0 && static_cast<int>(p) != me_) from->push_back(static_cast<int>(p));
-  return links_open_;
+  int open = 0;
+  for (std::uint32_t c = 0; c < k_link_classes; ++c) {
+    open += links_open_[c];
+    if (from == nullptr) continue;
+    for (int p : rt_.in_peers[c])
+      if ((ended_from_[static_cast<std::size_t>(p)] >> c & 1u) == 0 && from->size() < most)
+        from->push_back(p);
+  }
+  return open;
 }
 
 }  // namespace mailroom::detail

@@ -83,6 +83,47 @@ exchange::exchange(const config& cfg)
   channel_ = std::make_unique<transport::channel>(capacity_, static_cast<int>(cfg.receives_posted),
                                                    *this);
   start_shared(cfg);
+  start_routes(cfg);
+}
+
+namespace {
+// An acknowledgement names the conveyor in its low 30 bits and the link class in the top two.
+constexpr std::uint32_t k_id_bits = 30;
+constexpr std::uint32_t tag_id(std::uint32_t id, std::uint32_t cls) noexcept {
+  return id | cls << k_id_bits;
+}
+}  // namespace
+
+void exchange::start_routes(const config& cfg) {
+  // Every PE must route alike: a PE forwards what its peers expect it to.
+  const auto want = static_cast<std::int64_t>(cfg.routing * (1u << 21) + cfg.node_size);
+  MAILROOM_CHECK(transport::allreduce_min(want) == transport::allreduce_max(want),
+                 "MAILROOM_ROUTING or MAILROOM_NODE_SIZE differs between PEs; set them the same "
+                 "on every PE");
+  direct_ = routes::direct(me_, pes_);
+  std::vector<int> node_of(static_cast<std::size_t>(pes_)), local_of(node_of.size());
+  if (cfg.node_size > 0) {
+    for (int p = 0; p < pes_; ++p) {
+      node_of[static_cast<std::size_t>(p)] = static_cast<int>(static_cast<std::uint64_t>(p) / cfg.node_size);
+      local_of[static_cast<std::size_t>(p)] = static_cast<int>(static_cast<std::uint64_t>(p) % cfg.node_size);
+    }
+  } else {
+    transport::allgather(transport::layout().node, node_of.data());
+    transport::allgather(transport::layout().node_rank, local_of.data());
+  }
+  int nodes = 0, widest = 0;
+  for (int p = 0; p < pes_; ++p) {
+    nodes = std::max(nodes, node_of[static_cast<std::size_t>(p)] + 1);
+    widest = std::max(widest, local_of[static_cast<std::size_t>(p)] + 1);
+  }
+  routing_ = static_cast<routing>(cfg.routing);
+  if (routing_ == routing::automatic)
+    routing_ = pes_ > 64 && nodes > 1 && widest > 1 ? routing::node : routing::direct;
+  if (routing_ == routing::node)
+    routes_ = routes::node(me_, node_of, local_of);
+  else
+    routes_ = direct_;
+  node_of_ = std::move(node_of);
 }
 
 void exchange::start_shared(const config& cfg) {
@@ -154,9 +195,9 @@ void exchange::reclaim(int dest) noexcept {
     MAILROOM_CHECK(k < slots_, "corrupt shared-memory ring from PE {}: slot {} of {}", dest, k,
                    slots_);
     o.free.push_back(k);
-    // The slot's header still names its conveyor: the return is that conveyor's credit.
+    // The slot's header still names its conveyor and link: the return is that lane's credit.
     const auto* h = reinterpret_cast<const buffer_header*>(o.slots + std::size_t{k} * capacity_);
-    credits_due_.emplace_back(h->conveyor, dest);
+    credits_due_.emplace_back(tag_id(h->conveyor, link_class_of(h->flags)), dest);
   }
 }
 
@@ -192,10 +233,7 @@ bool exchange::poll_shared() noexcept {
     any = true;
     // (Taken out first: a credit may send, and nothing it calls may add to the list meanwhile.)
     due_.swap(credits_due_);
-    for (const auto& [id, dest] : due_) {
-      // A conveyor may be gone already: it had terminated, so its credits no longer matter.
-      if (id < conveyors_.size() && conveyors_[id] != nullptr) conveyors_[id]->credit(dest);
-    }
+    for (const auto& [id, dest] : due_) credit(id, dest);
     due_.clear();
   }
   for (incoming& i : in_) {
@@ -261,14 +299,17 @@ std::uint32_t exchange::attach(conveyor_core* c) {
 
 void exchange::deliver(conveyor_core& c, int source, std::byte* buf) noexcept {
   const auto& h = *reinterpret_cast<const buffer_header*>(buf);
-  if ((h.flags & k_end_of_stream) == 0) {
+  const std::uint32_t cls = link_class_of(h.flags);
+  if ((h.flags & k_end_of_stream) != 0) {
+    std::int64_t items = 0;
+    std::memcpy(&items, buf + k_header_bytes, sizeof items);
+    release(buf);
+    c.end_of_stream(source, cls, items);
+  } else if (cls == k_final || cls == k_delivery) {
     c.deliver(source, buf);
-    return;
+  } else {
+    c.deliver_transit(source, buf, cls);
   }
-  std::int64_t items = 0;
-  std::memcpy(&items, buf + k_header_bytes, sizeof items);
-  release(buf);
-  c.end_of_stream(source, items);
 }
 
 void exchange::mismatch(int source, const buffer_header& h, const conveyor_core& c) const {
@@ -282,20 +323,23 @@ void exchange::mismatch(int source, const buffer_header& h, const conveyor_core&
 
 namespace {
 void add_conveyor(statistics& s, const conveyor_core& c) {
-  const std::size_t pes = c.items_to().size();
+  const auto pes = static_cast<std::size_t>(c.route_table().pes);
   if (s.messages_to.size() < pes) {
     s.messages_to.resize(pes, 0);
     s.bytes_to.resize(pes, 0);
     s.buffers_to.resize(pes, 0);
   }
-  for (std::size_t d = 0; d < pes; ++d) {
-    s.messages_to[d] += c.items_to()[d];
-    s.bytes_to[d] += c.bytes_to()[d];
-    s.buffers_to[d] += c.buffers_to()[d];
-    s.messages_sent += c.items_to()[d];
-    s.bytes_sent += c.bytes_to()[d];
-    s.buffers_sent += c.buffers_to()[d];
+  // Per lane, counted against the PE it leads to: the traffic on each link.
+  for (std::size_t l = 0; l < c.items_to().size(); ++l) {
+    const auto d = static_cast<std::size_t>(c.route_table().peer[l]);
+    s.messages_to[d] += c.items_to()[l];
+    s.bytes_to[d] += c.bytes_to()[l];
+    s.buffers_to[d] += c.buffers_to()[l];
+    s.messages_sent += c.items_to()[l];
+    s.bytes_sent += c.bytes_to()[l];
+    s.buffers_sent += c.buffers_to()[l];
   }
+  s.messages_forwarded += c.forwarded_items();
   s.messages_handled += c.processed_items();
   s.credit_wait_seconds += c.credit_wait_seconds();
 }
@@ -373,9 +417,11 @@ void exchange::release_arrival(int source, std::byte* buf) noexcept {
 
 void exchange::handled(int source, std::byte* buf, std::uint32_t id) {
   // A shared slot's return is its acknowledgement; other buffers from other PEs get one by MPI.
-  const bool own_memory = reinterpret_cast<const buffer_header*>(buf)->slot == 0;
+  const auto& h = *reinterpret_cast<const buffer_header*>(buf);
+  const bool own_memory = h.slot == 0;
+  const std::uint32_t tagged = tag_id(id, link_class_of(h.flags));
   release_arrival(source, buf);
-  if (own_memory && source != me_) acknowledge(source, id);
+  if (own_memory && source != me_) acknowledge(source, tagged);
 }
 
 void exchange::send(int dest, std::byte* buf) {
@@ -396,12 +442,12 @@ void exchange::send(int dest, std::byte* buf) {
   channel_->send(dest, buf, h->bytes, buf);
 }
 
-void exchange::send_end(int dest, std::uint32_t id, std::uint32_t signature,
+void exchange::send_end(int dest, std::uint32_t id, std::uint32_t signature, std::uint32_t flags,
                         std::int64_t items) {
   MAILROOM_ASSERT(dest != me_);
   std::byte* buf = acquire();
   *reinterpret_cast<buffer_header*>(buf) =
-      buffer_header{id, k_end_bytes, 0, 0, signature, k_end_of_stream};
+      buffer_header{id, k_end_bytes, 0, 0, signature, flags | k_end_of_stream};
   std::memcpy(buf + k_header_bytes, &items, sizeof items);
   ++ends_sent_;
   channel_->send(dest, buf, k_end_bytes, buf);
@@ -413,7 +459,17 @@ void exchange::acknowledge(int source, std::uint32_t id) {
 
 bool exchange::progress() {
   const bool shared = slots_ > 0 && poll_shared();
-  return (channel_->poll() > 0) || shared;
+  bool any = (channel_->poll() > 0) || shared;
+  if (!forwarding_.empty()) {
+    // (Taken out first: forwarding may queue more, for the next call.)
+    forwarding_now_.swap(forwarding_);
+    for (conveyor_core* c : forwarding_now_) {
+      any = c->forward() || any;
+      if (c->forwarding()) forwarding_.push_back(c);
+    }
+    forwarding_now_.clear();
+  }
+  return any;
 }
 
 void exchange::sent(void* cookie) noexcept { release(static_cast<std::byte*>(cookie)); }
@@ -442,11 +498,14 @@ void exchange::received(int source, std::byte* data, std::size_t bytes) noexcept
 }
 
 void exchange::acknowledged(int source, const std::uint32_t* ids, std::size_t n) noexcept {
-  for (std::size_t i = 0; i < n; ++i) {
-    // A conveyor may be gone already: it had terminated, so its credits no longer matter.
-    if (ids[i] < conveyors_.size() && conveyors_[ids[i]] != nullptr)
-      conveyors_[ids[i]]->credit(source);
-  }
+  for (std::size_t i = 0; i < n; ++i) credit(ids[i], source);
+}
+
+void exchange::credit(std::uint32_t tagged_id, int peer) noexcept {
+  const std::uint32_t id = tagged_id & ((1u << k_id_bits) - 1);
+  // A conveyor may be gone already: it had terminated, so its credits no longer matter.
+  if (id < conveyors_.size() && conveyors_[id] != nullptr)
+    conveyors_[id]->credit(peer, tagged_id >> k_id_bits);
 }
 
 }  // namespace mailroom::detail

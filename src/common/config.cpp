@@ -29,6 +29,7 @@ limits limits_of(std::string_view env) {
   if (env == "MAILROOM_IDLE_SLEEP_NS") return {0, 1000000000};
   if (env == "MAILROOM_IDLE_FLUSH") return {0, 1ull << 40};
   if (env == "MAILROOM_STATS") return {0, 1};
+  if (env == "MAILROOM_NODE_SIZE") return {0, 1u << 20};
   return {0, std::numeric_limits<std::uint64_t>::max()};
 }
 }  // namespace
@@ -36,6 +37,14 @@ limits limits_of(std::string_view env) {
 namespace detail {
 bool parse_config_value(const char* kind, const std::string& text, std::uint64_t& out) {
   if (text.empty()) return false;
+  if (std::strcmp(kind, "routing") == 0) {
+    for (std::uint64_t r = 0; r <= static_cast<std::uint64_t>(routing::node); ++r)
+      if (text == routing_name(r)) {
+        out = r;
+        return true;
+      }
+    return false;
+  }
   std::size_t i = 0;
   std::uint64_t v = 0;
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
@@ -67,6 +76,15 @@ void set_current_config(const config& c) noexcept { g_config = c; }
 }  // namespace detail
 
 const config& current_config() noexcept { return g_config; }
+
+const char* routing_name(std::uint64_t r) noexcept {
+  switch (static_cast<routing>(r)) {
+    case routing::automatic: return "auto";
+    case routing::direct: return "direct";
+    case routing::node: return "node";
+  }
+  return "?";
+}
 
 config config::from_environment() {
   config c;
@@ -100,8 +118,11 @@ config config::from_environment() {
 
 std::string config::describe() const {
   std::string out;
-#define MAILROOM_CONFIG_PRINT(field, env, kind, def, doc) \
-  out += fmt::format("  {:<31} {:>12}  {}\n", env, field, doc);
+#define MAILROOM_CONFIG_PRINT(field, env, kind, def, doc)                                  \
+  out += fmt::format("  {:<31} {:>12}  {}\n", env,                                         \
+                     std::strcmp(#kind, "routing") == 0 ? routing_name(field)               \
+                                                        : fmt::format("{}", field),         \
+                     doc);
   MAILROOM_CONFIG_TABLE(MAILROOM_CONFIG_PRINT)
 #undef MAILROOM_CONFIG_PRINT
   return out;

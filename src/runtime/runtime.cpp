@@ -60,6 +60,11 @@ void start(int* argc, char*** argv, communicator comm) {
   detail::symmetric_start(cfg.symmetric_heap_bytes);
   detail::finalize_lambda_registry();
   detail::exchange::start(cfg);
+  if (cfg.verbose > 0 && transport::rank() == 0) {
+    const auto& r = detail::exchange::get().job_routes();
+    std::fprintf(stderr, "mailroom: routing %s: %d lanes per typed mailbox on rank 0, %d network "
+                 "peers\n", routing_in_use(), r.lanes(), r.network_peers());
+  }
   g_barrier = std::make_unique<transport::collective_context>();
   g_quiesce = std::make_unique<transport::collective_context>();
   g_runtime_exists = true;
@@ -144,6 +149,7 @@ void accumulate(statistics& s, const statistics& o, std::int64_t sign) {
   s.messages_sent += sign * o.messages_sent;
   s.bytes_sent += sign * o.bytes_sent;
   s.buffers_sent += sign * o.buffers_sent;
+  s.messages_forwarded += sign * o.messages_forwarded;
   s.messages_handled += sign * o.messages_handled;
   s.credit_wait_seconds += static_cast<double>(sign) * o.credit_wait_seconds;
   s.idle_flushed += sign * o.idle_flushed;
@@ -175,6 +181,11 @@ statistics stats() {
 std::size_t buffer_payload_bytes() noexcept {
   return detail::exchange::running() ? detail::exchange::get().capacity() - detail::k_header_bytes
                                      : 0;
+}
+
+const char* routing_in_use() noexcept {
+  return routing_name(static_cast<std::uint64_t>(
+      detail::exchange::running() ? detail::exchange::get().routing_used() : routing::direct));
 }
 
 }  // namespace mailroom

@@ -101,8 +101,8 @@ void scheduler::watch_idle() {
   MAILROOM_FAIL("watchdog: no progress for {:.0f} s; see the report above", now - last_activity);
 }
 
-mailbox_base::mailbox_base(bool delta_records, std::uint32_t signature)
-    : conveyor(delta_records, signature), accepts(scheduler::k_from_handler) {}
+mailbox_base::mailbox_base(bool delta_records, std::uint32_t signature, std::size_t item_bytes)
+    : conveyor(delta_records, signature, item_bytes), accepts(scheduler::k_from_handler) {}
 
 selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
                              std::string_view kind)
@@ -224,13 +224,13 @@ void selector_core::print_stats() const {
     std::int64_t bytes = 0, buffers = 0, busiest = 0;
     int busiest_pe = -1;
     int links = 0;
-    for (std::size_t d = 0; d < conv.items_to().size(); ++d) {
-      bytes += conv.bytes_to()[d];
-      buffers += conv.buffers_to()[d];
-      if (conv.items_to()[d] > 0) ++links;
-      if (conv.items_to()[d] > busiest) {
-        busiest = conv.items_to()[d];
-        busiest_pe = static_cast<int>(d);
+    for (std::size_t l = 0; l < conv.items_to().size(); ++l) {
+      bytes += conv.bytes_to()[l];
+      buffers += conv.buffers_to()[l];
+      if (conv.items_to()[l] > 0) ++links;
+      if (conv.items_to()[l] > busiest) {
+        busiest = conv.items_to()[l];
+        busiest_pe = conv.route_table().peer[l];
       }
     }
     const double fill =
@@ -308,8 +308,10 @@ bool selector_core::step_component(std::size_t c) {
   // returns; until then this PE is not ready.
   bool ready = true;
   std::int64_t sent = 0, processed = 0;
-  for (int m : comp.members)
-    if (boxes_[static_cast<std::size_t>(m)]->conveyor.has_arrivals()) ready = false;
+  for (int m : comp.members) {
+    const auto& conv = boxes_[static_cast<std::size_t>(m)]->conveyor;
+    if (conv.has_arrivals() || conv.forwarding()) ready = false;
+  }
   if (ready) {
     for (int m : comp.members) {
       auto& conv = boxes_[static_cast<std::size_t>(m)]->conveyor;

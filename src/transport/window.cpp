@@ -7,6 +7,10 @@
 
 namespace mailroom::transport {
 
+void allgather(int v, int* out) {
+  MAILROOM_COLLECTIVE(MPI_Iallgather, &v, 1, MPI_INT, out, 1, MPI_INT, detail::comm());
+}
+
 void alltoall(const int* send, int* recv) {
   MAILROOM_COLLECTIVE(MPI_Ialltoall, send, 1, MPI_INT, recv, 1, MPI_INT, detail::comm());
 }

@@ -161,15 +161,17 @@ TEST_F(ConfigEnvironment, DefaultsAreValidSettings) {
   struct variable {
     const char* env;
     std::uint64_t def;
+    const char* kind;
   };
   const std::vector<variable> table = {
-#define MAILROOM_TEST_VARIABLE(field, env, kind, def, doc) {env, def},
+#define MAILROOM_TEST_VARIABLE(field, env, kind, def, doc) {env, def, #kind},
       MAILROOM_CONFIG_TABLE(MAILROOM_TEST_VARIABLE)
 #undef MAILROOM_TEST_VARIABLE
   };
   const std::string defaults = config().describe();
   for (const variable& v : table) {
-    set(v.env, std::to_string(v.def).c_str());
+    set(v.env, std::string(v.kind) == "routing" ? mailroom::routing_name(v.def)
+                                                 : std::to_string(v.def).c_str());
     EXPECT_EQ(config::from_environment().describe(), defaults) << v.env;
     ASSERT_EQ(unsetenv(v.env), 0);
   }
@@ -186,6 +188,21 @@ TEST_F(ConfigEnvironmentDeathTest, MalformedValueIsFatalAndNamesTheVariable) {
   set("MAILROOM_BUFFER_BYTES", "abc");
   EXPECT_EXIT(config::from_environment(), testing::ExitedWithCode(1),
               "MAILROOM_BUFFER_BYTES='abc' is not a valid value");
+}
+
+TEST_F(ConfigEnvironment, RoutingTakesItsNames) {
+  for (const char* name : {"auto", "direct", "node"}) {
+    set("MAILROOM_ROUTING", name);
+    EXPECT_STREQ(mailroom::routing_name(config::from_environment().routing), name);
+  }
+  EXPECT_EQ(config::from_environment().routing, static_cast<std::uint64_t>(mailroom::routing::node));
+  EXPECT_NE(config::from_environment().describe().find("node"), std::string::npos);
+}
+
+TEST_F(ConfigEnvironmentDeathTest, UnknownRoutingIsFatal) {
+  set("MAILROOM_ROUTING", "mesh2");
+  EXPECT_EXIT(config::from_environment(), testing::ExitedWithCode(1),
+              "MAILROOM_ROUTING='mesh2' is not a valid value");
 }
 
 TEST_F(ConfigEnvironmentDeathTest, EmptyValueIsFatal) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "mailroom/detail/exchange.hpp"
+#include "mailroom/detail/routes.hpp"
 #include "mailroom/error.hpp"
 
 #include <array>
@@ -17,10 +18,12 @@
 
 namespace mailroom::detail {
 
-/// One arrived buffer: items start after the header.
+/// One arrived buffer: items start after the header. In a delivery buffer (node routing) each
+/// item follows its origin PE (4 bytes); otherwise `source` sent them all.
 struct arrival {
   std::byte* buf;
   int source;
+  bool origins;
   [[nodiscard]] const buffer_header& header() const noexcept {
     return *reinterpret_cast<const buffer_header*>(buf);
   }
@@ -37,9 +40,11 @@ class conveyor_core {
   enum class stream { open, flushing, draining, ended };
 
   /// Collective. With delta_records, the conveyor takes push_delta/push_whole records (runs
-  /// per tag) and keeps the per-destination state they need; without, push. `signature` names
-  /// the mailbox (detail/signature.hpp); every buffer carries it and arrivals are checked.
-  explicit conveyor_core(bool delta_records = false, std::uint32_t signature = 0);
+  /// per tag) and keeps the per-destination state they need; without, push of items of
+  /// `item_bytes` bytes. `signature` names the mailbox (detail/signature.hpp); every buffer
+  /// carries it and arrivals are checked. Items go by the job's routing (MAILROOM_ROUTING);
+  /// delta records go direct (their forwarding is still to come).
+  conveyor_core(bool delta_records, std::uint32_t signature, std::size_t item_bytes);
   ~conveyor_core();
   conveyor_core(const conveyor_core&) = delete;
   conveyor_core& operator=(const conveyor_core&) = delete;
@@ -49,9 +54,12 @@ class conveyor_core {
   /// call progress and try again.
   template <std::size_t N>
   [[nodiscard]] bool push(int dest, const void* item) noexcept {
-    MAILROOM_ASSERT(lanes_.empty());  // a conveyor constructed without delta records
-    fill& f = fills_[static_cast<std::size_t>(dest)];
+    MAILROOM_ASSERT(lanes_.empty() && N == item_bytes_);  // a conveyor of N-byte items
+    // With node routing, by_dest_ holds buffers that always look full: the test below sends
+    // every push to the routed path, and direct routing pays nothing for it.
+    fill& f = by_dest_[static_cast<std::size_t>(dest)];
     if (MAILROOM_UNLIKELY(f.used() + N > capacity_)) {
+      if (routed_) return push_routed_copy<N>(dest, bytes_of<N>(item));
       if (!make_room(dest, N)) return false;
     }
     std::memcpy(f.buf + f.used(), item, N);
@@ -181,8 +189,9 @@ class conveyor_core {
   bool flush(bool force);
   /// Buffers waiting for a credit.
   [[nodiscard]] bool backlogged() const noexcept { return !backlog_.empty(); }
-  /// `dest` acknowledged one buffer: send the next one waiting for it, if any.
-  void credit(int dest) noexcept;
+  /// `peer` acknowledged one buffer of the lane of class `cls` to it: send the next one waiting
+  /// for it, if any.
+  void credit(int peer, std::uint32_t cls) noexcept;
 
   [[nodiscard]] bool has_arrivals() const noexcept { return !arrivals_.empty(); }
   [[nodiscard]] std::size_t arrivals() const noexcept { return arrivals_.size(); }
@@ -193,12 +202,14 @@ class conveyor_core {
   /// Items handed to the transport (or the local queue), and items processed, on this PE.
   [[nodiscard]] std::int64_t sent_items() const noexcept { return sent_items_; }
   [[nodiscard]] std::int64_t processed_items() const noexcept { return processed_items_; }
+  /// Items this PE forwarded for others (node routing).
+  [[nodiscard]] std::int64_t forwarded_items() const noexcept { return forwarded_items_; }
   /// Pushes refused so far (counted on the slow path only: the fast path stays as it is).
   [[nodiscard]] std::uint64_t refused() const noexcept { return refused_; }
   [[nodiscard]] std::uint32_t signature() const noexcept { return signature_; }
 
-  /// Per destination PE, counted per buffer shipped (never per message): items, payload bytes
-  /// and buffers.
+  /// Per lane (the lane to PE d with direct routing; routes().peer[l] with any), counted per
+  /// buffer shipped (never per message): items, payload bytes and buffers.
   [[nodiscard]] const std::vector<std::int64_t>& items_to() const noexcept { return sent_to_; }
   [[nodiscard]] const std::vector<std::int64_t>& bytes_to() const noexcept { return bytes_to_; }
   [[nodiscard]] const std::vector<std::int64_t>& buffers_to() const noexcept {
@@ -226,16 +237,28 @@ class conveyor_core {
   [[nodiscard]] std::uint32_t id() const noexcept { return id_; }
   [[nodiscard]] bool closed() const noexcept { return state_ != stream::open; }
 
-  /// Called by the exchange when a buffer for this conveyor arrives.
+  /// Called by the exchange when a buffer for this conveyor's handlers arrives.
   void deliver(int source, std::byte* buf) noexcept;
-  /// Called by the exchange when `source` ends its stream here, having shipped `items` in all.
-  void end_of_stream(int source, std::int64_t items) noexcept;
+  /// Called by the exchange when a buffer of items to forward arrives (link class `cls`).
+  void deliver_transit(int source, std::byte* buf, std::uint32_t cls) noexcept;
+  /// Forwards what it can of the items that arrived to be forwarded; true if it forwarded any.
+  /// The exchange calls it while some wait.
+  bool forward() noexcept;
+  [[nodiscard]] bool forwarding() const noexcept {
+    return !forward_[0].empty() || !forward_[1].empty();
+  }
+  /// Called by the exchange when `source` ends its stream of class `cls` here, having shipped
+  /// `items` over that link in all.
+  void end_of_stream(int source, std::uint32_t cls, std::int64_t items) noexcept;
+  [[nodiscard]] const routes& route_table() const noexcept { return rt_; }
   /// Links still to end their stream here, and (at most `most` of) their PEs.
   [[nodiscard]] int open_links(std::vector<int>* from = nullptr, std::size_t most = 0) const;
   /// Items this PE has received, and the items its ended links announced (own items included
   /// once closed).
   [[nodiscard]] std::int64_t received_items() const noexcept { return received_items_; }
-  [[nodiscard]] std::int64_t announced_items() const noexcept { return expected_; }
+  [[nodiscard]] std::int64_t announced_items() const noexcept {
+    return expected_[k_final] + expected_[k_delivery];
+  }
 
  private:
   struct fill {
@@ -457,16 +480,49 @@ class conveyor_core {
     f.set_used(static_cast<std::uint32_t>(out - f.buf));
   }
   /// Slow path of a push of `need` bytes: ships the full buffer (or refuses), gets a new one.
-  bool make_room(int dest, std::size_t need) noexcept;
-  [[nodiscard]] bool can_ship(int dest) const noexcept;
-  void ship(int dest) noexcept;
+  bool make_room(int lane, std::size_t need) noexcept;
+  [[nodiscard]] bool can_ship(int lane) const noexcept;
+  void ship(int lane) noexcept;
+  /// A push with node routing: to the destination's lane, with its destination and this PE
+  /// before the item unless the lane ends there.
+  bool push_routed(int dest, const void* item) noexcept;
+  // The item by value, out of line: were its address passed, the caller's fast path would
+  // build the item in memory for it (and reload it, 5 instructions more per send in
+  // index-gather), where it now stays in registers.
+  template <std::size_t N>
+  struct item_copy {
+    std::byte b[N];
+  };
+  template <std::size_t N>
+  static item_copy<N> bytes_of(const void* item) noexcept {
+    item_copy<N> c;
+    std::memcpy(c.b, item, N);
+    return c;
+  }
+  template <std::size_t N>
+  [[gnu::noinline]] bool push_routed_copy(int dest, item_copy<N> c) noexcept {
+    return push_routed(dest, c.b);
+  }
+  /// Appends an item to `lane` after `prefix` 4-byte words (its destination and origin, its
+  /// origin, or none). `forwarded`: an item this PE forwards (not its own), which never spills.
+  bool put(int lane, const std::uint32_t* prefix, std::size_t words, const void* item,
+           bool forwarded) noexcept;
+  /// Ships every partly filled lane of class `cls` and ends its stream on each.
+  void end_lanes(std::uint32_t cls);
+  /// Every link of class `cls` has ended here and everything it brought has been forwarded.
+  [[nodiscard]] bool stage_clear(std::uint32_t cls) const noexcept;
 
   exchange& ex_;
+  const routes& rt_;
+  bool routed_;
+  std::size_t item_bytes_;
   std::uint32_t id_;
   std::uint32_t capacity_;
   int me_;
-  std::vector<fill> fills_;  // per destination (typed conveyors; empty with delta records)
-  std::vector<lane> lanes_;  // per destination (delta-record conveyors; empty otherwise)
+  std::vector<fill> fills_;  // per lane (typed conveyors; empty with delta records)
+  fill* by_dest_;            // per destination: fills_ (direct), or always_full_ (routed)
+  static std::vector<fill> always_full_;  // (never written)
+  std::vector<lane> lanes_;  // per lane (delta-record conveyors, direct: per PE; else empty)
   /// Per record size W, the most a buffer may hold before a push_delta of W words, which may
   /// open a run (capacity less the worst case of k_delta_run_header + 8 W bytes): one compare
   /// against a member on the fast path.
@@ -476,20 +532,33 @@ class conveyor_core {
     return lanes_.empty() ? fills_[dest] : lanes_[dest].f;
   }
   std::uint32_t signature_;
-  std::vector<std::int64_t> sent_to_;                  // items per dest
-  std::vector<std::int64_t> bytes_to_, buffers_to_;    // payload bytes and buffers per dest
+  std::vector<std::int64_t> sent_to_;                  // items per lane
+  std::vector<std::int64_t> bytes_to_, buffers_to_;    // payload bytes and buffers per lane
+  std::vector<std::uint32_t> forwarded_in_;            // forwarded items in a lane's open buffer
   double credit_wait_s_ = 0;
-  std::vector<std::uint32_t> outstanding_;             // unacknowledged buffers per dest
-  std::deque<std::pair<int, std::byte*>> backlog_;     // full buffers waiting for a credit
+  std::vector<std::uint32_t> outstanding_;             // unacknowledged buffers per lane
+  std::deque<std::pair<int, std::byte*>> backlog_;     // full buffers (and lanes) waiting for a credit
+  // Buffers of items to forward, from the network [0] and from transit lanes [1], and how far
+  // the front one of each has been forwarded. Two queues, never one: an item from the network
+  // must never wait behind one that waits for a network credit (docs/design.md, routing).
+  struct transit {
+    std::byte* buf;
+    int source;
+  };
+  std::array<std::deque<transit>, 2> forward_;
+  std::array<std::uint32_t, 2> forward_at_{};
+  bool forward_queue(std::size_t q) noexcept;
   std::uint32_t credits_;
   std::deque<arrival> arrivals_;
-  std::int64_t sent_items_ = 0, received_items_ = 0, processed_items_ = 0;
+  std::int64_t sent_items_ = 0, received_items_ = 0, processed_items_ = 0, forwarded_items_ = 0;
   std::uint64_t refused_ = 0;
-  // End of stream: per source PE whether its link has ended, how many have, and the items
-  // they (and this PE, once closed) announced.
+  // End of stream, per link class: per source PE the classes whose link has ended (bits), how
+  // many links are still open, the items they announced and the items received; and the
+  // classes whose lanes this PE has ended.
   std::vector<std::uint8_t> ended_from_;
-  int links_open_;
-  std::int64_t expected_ = 0;
+  std::array<int, k_link_classes> links_open_{};
+  std::array<std::int64_t, k_link_classes> expected_{}, received_{};
+  std::uint32_t lanes_ended_ = 0;
   stream state_ = stream::open;
 };
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "mailroom/config.hpp"
+#include "mailroom/detail/routes.hpp"
 #include "mailroom/statistics.hpp"
 #include "mailroom/transport.hpp"
 
@@ -25,13 +26,16 @@ struct buffer_header {
   std::uint32_t items;     ///< items in the buffer
   std::uint32_t slot;      ///< 0: the sender's own memory; k + 1: its shared slot k (see exchange)
   std::uint32_t signature;  ///< the mailbox's signature on the sender (detail/signature.hpp)
-  std::uint32_t flags;      ///< k_end_of_stream, or 0 (and keeps items 8-byte aligned)
+  std::uint32_t flags;      ///< k_end_of_stream | link_flags(class) (keeps items 8-byte aligned)
 };
 inline constexpr std::size_t k_header_bytes = sizeof(buffer_header);
 /// A header-only buffer that ends the sender's stream on its link to the receiver: no items, and
 /// after the header the number of items the sender shipped on that link in all (8 bytes).
 inline constexpr std::uint32_t k_end_of_stream = 1;
 inline constexpr std::size_t k_end_bytes = k_header_bytes + 8;
+/// The header flags of a buffer over a link of class `cls` (detail/routes.hpp), and back.
+constexpr std::uint32_t link_flags(std::uint32_t cls) noexcept { return cls << 1; }
+constexpr std::uint32_t link_class_of(std::uint32_t flags) noexcept { return (flags >> 1) & 3u; }
 
 class exchange final : public transport::channel_sink {
  public:
@@ -74,8 +78,9 @@ class exchange final : public transport::channel_sink {
   /// Gives back a buffer that arrived from `source` without handling it (a shared slot goes back
   /// to its sender).
   void release_arrival(int source, std::byte* buf) noexcept;
-  /// A buffer of conveyor `id` from `source` has been handled: gives it back and acknowledges it
-  /// (a shared slot's return is its acknowledgement; others send one through MPI).
+  /// A buffer of conveyor `id` from `source` has been handled (or forwarded): gives it back and
+  /// acknowledges it (a shared slot's return is its acknowledgement; others send one through
+  /// MPI, naming the conveyor and the class of the link it came over).
   void handled(int source, std::byte* buf, std::uint32_t id);
 
   /// Sends a full buffer to `dest` (a remote PE); the conveyor holds a credit for it.
@@ -83,7 +88,17 @@ class exchange final : public transport::channel_sink {
   /// Ends conveyor `id`'s stream on the link to `dest`: `items` is everything it shipped there.
   /// Needs no credit (the receiver takes it in at once, nothing waits to be handled) and may pass
   /// the link's data buffers on the way: the receiver waits for the count.
-  void send_end(int dest, std::uint32_t id, std::uint32_t signature, std::int64_t items);
+  void send_end(int dest, std::uint32_t id, std::uint32_t signature, std::uint32_t flags,
+                std::int64_t items);
+  /// The job's routing (MAILROOM_ROUTING, MAILROOM_NODE_SIZE), and direct routing.
+  [[nodiscard]] const routes& job_routes() const noexcept { return routes_; }
+  [[nodiscard]] const routes& direct_routes() const noexcept { return direct_; }
+  /// Which routing `auto` gave (never automatic).
+  [[nodiscard]] routing routing_used() const noexcept { return routing_; }
+  /// The node of PE p as routing sees it (MAILROOM_NODE_SIZE, or the nodes MPI reports).
+  [[nodiscard]] int node_of(int p) const noexcept { return node_of_[static_cast<std::size_t>(p)]; }
+  /// A conveyor has items to forward: progress() calls its forward() until it has none.
+  void forward_later(conveyor_core* c) { forwarding_.push_back(c); }
   /// Acknowledges one handled buffer of conveyor `id` from `source`, at once: a sender waiting
   /// for the credit must not wait for this PE's next progress call (docs/design.md, credits).
   void acknowledge(int source, std::uint32_t id);
@@ -178,8 +193,15 @@ class exchange final : public transport::channel_sink {
     return static_cast<std::uint32_t>(static_cast<std::size_t>(buf - o.slots) / capacity_);
   }
   // Slots returned, whose conveyors are yet to be credited (by progress: not from inside a
-  // conveyor's own call): conveyor id and destination.
+  // conveyor's own call): conveyor id with the link class in its top bits (as in an
+  // acknowledgement), and destination.
   std::vector<std::pair<std::uint32_t, int>> credits_due_, due_;
+  void credit(std::uint32_t tagged_id, int peer) noexcept;
+  routes routes_, direct_;
+  std::vector<int> node_of_;
+  routing routing_ = routing::direct;
+  std::vector<conveyor_core*> forwarding_, forwarding_now_;
+  void start_routes(const config& cfg);
   [[nodiscard]] std::uint32_t* back_of(void* r) const noexcept;
   std::unique_ptr<transport::node_memory> node_;
   std::uint32_t slots_ = 0;     // per pair of PEs on this node (a power of two); 0: none

@@ -16,9 +16,9 @@ namespace mailroom::detail {
 /// One mailbox of a selector, as the scheduler sees it.
 class mailbox_base {
  public:
-  /// With delta_records, the mailbox's conveyor takes delta-coded records (lambda messages).
-  /// `signature`: the mailbox's (detail/signature.hpp).
-  mailbox_base(bool delta_records, std::uint32_t signature);
+  /// With delta_records, the mailbox's conveyor takes delta-coded records (lambda messages);
+  /// without, items of `item_bytes`. `signature`: the mailbox's (detail/signature.hpp).
+  mailbox_base(bool delta_records, std::uint32_t signature, std::size_t item_bytes);
   virtual ~mailbox_base() = default;
   /// Runs the handler on every item of the front arrival, then releases it.
   virtual void process_front() = 0;

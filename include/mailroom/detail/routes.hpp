@@ -1,0 +1,54 @@
+// Where a PE's items go next: the lanes a conveyor fills, the link each leads over, and the
+// links whose end of stream a PE waits for. Direct routing gives a lane per PE; node routing
+// gives lanes per PE of the node plus one per network link this PE owns (docs/design.md,
+// routing). Not API: conveyors and the exchange use it; the capacity plan computes it for
+// machines it is not running on.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace mailroom::detail {
+
+/// What a receiver does with a buffer, by the link it came over (the wire header's flags carry
+/// it): final buffers hold the sender's own items, for the receiver's handlers; transit buffers
+/// (from a PE of the same node) and network buffers (from another node) hold items that each
+/// carry their destination and origin PEs ([dest][origin], 4 bytes each, then the item), and are
+/// forwarded: transit to the network, network to the PEs of the receiver's node in delivery
+/// buffers, whose items carry their origin ([origin], then the item) for the handlers.
+enum link_class : std::uint32_t { k_final = 0, k_transit = 1, k_network = 2, k_delivery = 3 };
+inline constexpr int k_link_classes = 4;
+
+struct routes {
+  /// A hop's flag: items for this destination carry it (4 bytes before the item).
+  static constexpr std::uint32_t k_prefixed = 1u << 31;
+
+  bool routed = false;  ///< node routing (else direct: lane d leads to PE d, every lane final)
+  int me = 0;
+  int pes = 1;
+  /// Per destination PE: the lane this PE's own items go to, | k_prefixed when they carry their
+  /// destination and origin. Items forwarded from the transit lanes follow it too; those from
+  /// the network go to lane_of[k_delivery].
+  std::vector<std::uint32_t> hop;
+  std::vector<int> peer;           ///< per lane: the PE it leads to
+  std::vector<std::uint8_t> cls;   ///< per lane: its link_class
+  /// Per class, per PE: the lane of that class to that PE, or -1.
+  std::array<std::vector<std::int32_t>, k_link_classes> lane_of;
+  /// Per class: the PEs whose lane of that class leads here (this PE itself among the final
+  /// ones: its own items count like any link's).
+  std::array<std::vector<int>, k_link_classes> in_peers;
+
+  [[nodiscard]] int lanes() const noexcept { return static_cast<int>(peer.size()); }
+  /// PEs of other nodes this PE sends to or receives from directly.
+  [[nodiscard]] int network_peers() const;
+
+  /// Direct routing among `pes` PEs.
+  static routes direct(int me, int pes);
+  /// Node routing: node_of[p] is PE p's node (0..nodes-1), local_of[p] its index among the PEs
+  /// of its node (0..size-1, each once). The link from node a to node b is owned by PE
+  /// b mod size(a) of node a and lands on PE a mod size(b) of node b.
+  static routes node(int me, const std::vector<int>& node_of, const std::vector<int>& local_of);
+};
+
+}  // namespace mailroom::detail
