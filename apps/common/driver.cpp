@@ -1,6 +1,7 @@
 // mailroom-bench: parses the command line, runs every requested variant of one mini-app on the
 // same input with the same timer and checker, prints a table on rank 0 and writes JSON.
 #include "common/driver.hpp"
+#include "common/plan.hpp"
 
 #include <mailroom/mailroom.hpp>
 
@@ -232,6 +233,8 @@ void print_table(const app_info& app, const sizes& sz, const std::vector<variant
 }  // namespace
 
 int run_driver(int argc, char** argv) {
+  // The capacity plan needs no MPI job and no app.
+  if (argc > 1 && std::string_view(argv[1]) == "plan") return run_plan(argc - 1, argv + 1);
   // Apps are registered here once all their variants exist and pass their checks.
   const std::vector<app_info> apps = {
       histogram_app(), index_gather_app(), permute_matrix_app(), transpose_matrix_app(),
@@ -239,7 +242,8 @@ int run_driver(int argc, char** argv) {
 
   CLI::App cli{
       "mailroom-bench: the Bale mini-apps in every variant, timed and checked.\n"
-      "Run under mpirun, e.g.: mpirun -n 2 mailroom-bench histogram --reps 5"};
+      "Run under mpirun, e.g.: mpirun -n 2 mailroom-bench histogram --reps 5\n"
+      "`mailroom-bench plan --help`: the memory reserved per PE at any scale (no MPI job)."};
   cli.require_subcommand(1);
   settings st;
   std::map<std::string, CLI::App*> subs;

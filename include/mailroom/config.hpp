@@ -25,8 +25,9 @@ namespace mailroom {
     "budget cannot hold them); 0: "                                                              \
     "buffers between PEs of a node go through MPI like the others")                             \
   X(budget_bytes, "MAILROOM_BUDGET_BYTES", bytes, 256ull << 20,                                  \
-    "aggregation memory budget per PE: each mailbox reserves P x buffer x (1 + 2 x credits); "  \
-    "one that cannot fit even 1 credit is an error")                                            \
+    "aggregation memory budget per PE: each mailbox reserves a buffer per lane plus credits "    \
+    "buffers per lane and per link in (direct: P x buffer x (1 + 2 x credits)); one that "       \
+    "cannot fit even 1 credit is an error")                                                     \
   X(symmetric_heap_bytes, "MAILROOM_SYMMETRIC_HEAP_BYTES", bytes, 1ull << 30,                    \
     "virtual size of the symmetric heap reserved at the same address on every PE")              \
   X(idle_sleep_ns, "MAILROOM_IDLE_SLEEP_NS", count, 0,                                          \

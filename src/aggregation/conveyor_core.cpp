@@ -1,6 +1,8 @@
 // The untyped conveyor: buffer hand-off, local delivery, and the end-of-stream count exchange.
 #include "mailroom/detail/conveyor_core.hpp"
 
+#include "mailroom/detail/memory_plan.hpp"
+
 namespace mailroom::detail {
 
 namespace {
@@ -13,6 +15,19 @@ exchange& running_exchange() {
 }  // namespace
 
 std::vector<conveyor_core::fill> conveyor_core::always_full_;
+
+std::size_t conveyor_core::table_bytes(const routes& r, bool delta_records) noexcept {
+  // Per lane: its fill (or delta lane), items, bytes and buffers shipped, credits in use and
+  // forwarded items; per PE: the link classes ended (end of stream).
+  const std::size_t per_lane = (delta_records ? sizeof(lane) : sizeof(fill)) +
+                               3 * sizeof(std::int64_t) + 2 * sizeof(std::uint32_t);
+  return per_lane * static_cast<std::size_t>(r.lanes()) + static_cast<std::size_t>(r.pes) +
+         sizeof(conveyor_core);
+}
+
+std::size_t conveyor_core::always_full_bytes(int pes) noexcept {
+  return sizeof(fill) * static_cast<std::size_t>(pes);
+}
 
 conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::size_t item_bytes)
     : ex_(running_exchange()),
@@ -37,14 +52,15 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
   // Every PE creates the same conveyors in the same order with the same configuration, so the
   // credits agree: what a sender may have in flight is what the receiver reserved for arrivals.
   const std::size_t left = ex_.budget_left();
-  credits_ = ex_.reserve_credits();
+  credits_ = ex_.reserve_credits(rt_);
   MAILROOM_CHECK(credits_ > 0,
                  "mailbox #{} does not fit in MAILROOM_BUDGET_BYTES={}: a mailbox needs at least "
-                 "3 buffers per PE (one filling, one in flight, one arrived): {} PEs x 3 x {} "
-                 "bytes, but only {} bytes are left next to the {} live mailboxes and the posted "
-                 "receives (raise the budget, or lower MAILROOM_BUFFER_BYTES)",
-                 ex_.live_conveyors(), current_config().budget_bytes, dests(), capacity_,
-                 left, ex_.live_conveyors());
+                 "3 buffers per link (one filling, one in flight, one arrived): {} bytes over its "
+                 "{} lanes, but only {} bytes are left next to the {} live mailboxes and the "
+                 "posted receives (raise the budget, lower MAILROOM_BUFFER_BYTES, or route by "
+                 "node: MAILROOM_ROUTING=node)",
+                 ex_.live_conveyors(), current_config().budget_bytes,
+                 mailbox_reservation(rt_, capacity_, 1), dests(), left, ex_.live_conveyors());
   MAILROOM_ASSERT(capacity_ >= k_header_bytes + k_delta_run_header + 8 * k_delta_words);
   for (std::size_t w = 1; w <= k_delta_words; ++w)
     delta_limit_[w] = capacity_ - static_cast<std::uint32_t>(k_delta_run_header + 8 * w);
@@ -69,7 +85,7 @@ conveyor_core::~conveyor_core() {
   ex_.backlog_changed(-static_cast<int>(backlog_.size()));
   // Acknowledgements still to come are dropped on arrival (this conveyor is gone).
   ex_.unacknowledged -= unacknowledged();
-  ex_.release_credits(credits_);
+  ex_.release_credits(rt_, credits_);
   ex_.add_ended(*this);
   ex_.detach(id_);
 }

@@ -3,6 +3,7 @@
 #include "mailroom/detail/exchange.hpp"
 
 #include "mailroom/detail/conveyor_core.hpp"
+#include "mailroom/detail/memory_plan.hpp"
 #include "mailroom/detail/signature.hpp"
 #include "mailroom/error.hpp"
 
@@ -116,9 +117,7 @@ void exchange::start_routes(const config& cfg) {
     nodes = std::max(nodes, node_of[static_cast<std::size_t>(p)] + 1);
     widest = std::max(widest, local_of[static_cast<std::size_t>(p)] + 1);
   }
-  routing_ = static_cast<routing>(cfg.routing);
-  if (routing_ == routing::automatic)
-    routing_ = pes_ > 64 && nodes > 1 && widest > 1 ? routing::node : routing::direct;
+  routing_ = resolve_routing(static_cast<routing>(cfg.routing), pes_, nodes, widest);
   if (routing_ == routing::node)
     routes_ = routes::node(me_, node_of, local_of);
   else
@@ -139,11 +138,7 @@ void exchange::start_shared(const config& cfg) {
   // slots per pair are capped so that all of a PE's take at most an eighth of the budget.
   // A power of two (see ring), and the same on every PE even if the budgets differ (a node's PEs
   // must lay out their parts alike).
-  std::uint64_t slots = std::min<std::uint64_t>(cfg.shared_slots, 1u << 16);
-  if (node_size > 1)
-    slots = std::min<std::uint64_t>(slots, budget_ / 8 / (static_cast<std::size_t>(node_size) *
-                                                          capacity_));
-  slots = std::bit_floor(slots);
+  std::uint64_t slots = shared_slots_per_pair(cfg.shared_slots, budget_, node_size, capacity_);
   slots = static_cast<std::uint64_t>(transport::allreduce_min(static_cast<std::int64_t>(slots)));
   slots_ = node_size > 1 ? static_cast<std::uint32_t>(slots) : 0;
   mask_ = slots_ - 1;
@@ -158,7 +153,7 @@ void exchange::start_shared(const config& cfg) {
     return;
   }
   // Reserved like the buffers they stand for (the conveyors' reservations come on top).
-  reserved_ += static_cast<std::size_t>(node_size - 1) * slots_ * capacity_;
+  reserved_ += shared_slot_reservation(slots_, node_size, capacity_);
   node_index_.assign(static_cast<std::size_t>(pes_), -1);
   for (int p = 0; p < pes_; ++p) {
     if (node_->part(p) == nullptr) continue;
@@ -180,6 +175,10 @@ void exchange::start_shared(const config& cfg) {
     in_.push_back(incoming{reinterpret_cast<ring*>(theirs), theirs + ring_bytes_, p, 0});
   }
   node_->node_barrier();  // every ring is in place before anyone hands over a slot
+}
+
+std::size_t exchange::per_pe_bytes(int pes) noexcept {
+  return (sizeof(outgoing) + sizeof(int)) * static_cast<std::size_t>(pes);
 }
 
 std::byte* exchange::pair_base(std::byte* part, int index) const noexcept {
@@ -270,17 +269,15 @@ void exchange::sleep_idle() const noexcept {
   nanosleep(&pause, nullptr);
 }
 
-std::uint32_t exchange::reserve_credits() noexcept {
-  const std::size_t per_credit = 2 * static_cast<std::size_t>(pes_) * capacity_;
-  const std::size_t left = budget_left();
-  if (left < reservation(1)) return 0;
-  const auto fit = static_cast<std::uint32_t>(
-      std::min<std::size_t>(credits_, (left - reservation(0)) / per_credit));
-  reserved_ += reservation(fit);
+std::uint32_t exchange::reserve_credits(const routes& r) noexcept {
+  const std::uint32_t fit = credits_that_fit(r, capacity_, budget_left(), credits_);
+  if (fit > 0) reserved_ += mailbox_reservation(r, capacity_, fit);
   return fit;
 }
 
-void exchange::release_credits(std::uint32_t c) noexcept { reserved_ -= reservation(c); }
+void exchange::release_credits(const routes& r, std::uint32_t c) noexcept {
+  if (c > 0) reserved_ -= mailbox_reservation(r, capacity_, c);
+}
 
 std::uint32_t exchange::attach(conveyor_core* c) {
   const std::uint32_t id = next_id_++;

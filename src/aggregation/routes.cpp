@@ -17,6 +17,11 @@ int add_lane(routes& r, int peer, link_class c) {
 }
 }  // namespace
 
+routing resolve_routing(routing wanted, int pes, int nodes, int widest) noexcept {
+  if (wanted != routing::automatic) return wanted;
+  return pes > 64 && nodes > 1 && widest > 1 ? routing::node : routing::direct;
+}
+
 int routes::network_peers() const {
   std::vector<int> seen;
   for (int l = 0; l < lanes(); ++l)

@@ -251,6 +251,10 @@ class conveyor_core {
   /// `items` over that link in all.
   void end_of_stream(int source, std::uint32_t cls, std::int64_t items) noexcept;
   [[nodiscard]] const routes& route_table() const noexcept { return rt_; }
+  /// Bytes of a conveyor's bookkeeping over routes r (detail/memory_plan.hpp).
+  [[nodiscard]] static std::size_t table_bytes(const routes& r, bool delta_records) noexcept;
+  /// Bytes of the buffers that always look full, shared by a PE's routed conveyors.
+  [[nodiscard]] static std::size_t always_full_bytes(int pes) noexcept;
   /// Links still to end their stream here, and (at most `most` of) their PEs.
   [[nodiscard]] int open_links(std::vector<int>* from = nullptr, std::size_t most = 0) const;
   /// Items this PE has received, and the items its ended links announced (own items included

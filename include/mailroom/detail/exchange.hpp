@@ -49,17 +49,12 @@ class exchange final : public transport::channel_sink {
   [[nodiscard]] int me() const noexcept { return me_; }
   [[nodiscard]] int pes() const noexcept { return pes_; }
   /// Takes a new conveyor's worst-case share of the memory budget and returns its credits (the
-  /// buffers it may have unacknowledged per destination): MAILROOM_CREDITS, or fewer when the
-  /// budget left cannot hold them. With c credits a conveyor holds at most, per PE, one filling
-  /// buffer, c sent and unacknowledged and c arrived and unhandled: pes x capacity x (1 + 2c)
-  /// bytes. Returns 0, reserving nothing, when not even c = 1 fits.
-  std::uint32_t reserve_credits() noexcept;
-  /// Gives back what reserve_credits(c) took.
-  void release_credits(std::uint32_t c) noexcept;
-  /// The bytes reserve_credits takes for c credits.
-  [[nodiscard]] std::size_t reservation(std::uint32_t c) const noexcept {
-    return static_cast<std::size_t>(pes_) * capacity_ * (1 + 2 * static_cast<std::size_t>(c));
-  }
+  /// buffers it may have unacknowledged per lane): MAILROOM_CREDITS, or fewer when the budget
+  /// left cannot hold them (detail/memory_plan.hpp: mailbox_reservation over its routes).
+  /// Returns 0, reserving nothing, when not even c = 1 fits.
+  std::uint32_t reserve_credits(const routes& r) noexcept;
+  /// Gives back what reserve_credits took.
+  void release_credits(const routes& r, std::uint32_t c) noexcept;
   /// The part of the budget that no conveyor and no posted receive has reserved.
   [[nodiscard]] std::size_t budget_left() const noexcept { return budget_ - reserved_; }
 
@@ -148,6 +143,8 @@ class exchange final : public transport::channel_sink {
   /// One line per conveyor id that buffers arrived for but that this PE has not constructed
   /// (empty if none): for the watchdog.
   [[nodiscard]] std::string describe_early() const;
+  /// Bytes of the exchange's per-PE arrays in a job of `pes` PEs (detail/memory_plan.hpp).
+  [[nodiscard]] static std::size_t per_pe_bytes(int pes) noexcept;
   /// Shared slots per pair of PEs on this node (0: none).
   [[nodiscard]] std::uint32_t shared_slots() const noexcept { return slots_; }
 

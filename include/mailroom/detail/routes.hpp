@@ -5,6 +5,8 @@
 // machines it is not running on.
 #pragma once
 
+#include "mailroom/config.hpp"
+
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -50,5 +52,9 @@ struct routes {
   /// b mod size(a) of node a and lands on PE a mod size(b) of node b.
   static routes node(int me, const std::vector<int>& node_of, const std::vector<int>& local_of);
 };
+
+/// What MAILROOM_ROUTING=`wanted` gives for `pes` PEs on `nodes` nodes of at most `widest` PEs:
+/// auto is node beyond 64 PEs on nodes of several PEs, else direct.
+[[nodiscard]] routing resolve_routing(routing wanted, int pes, int nodes, int widest) noexcept;
 
 }  // namespace mailroom::detail

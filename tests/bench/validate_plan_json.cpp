@@ -1,0 +1,69 @@
+// Checks a capacity plan written by `mailroom-bench plan --json`: its parts add up, node routing
+// has the few network peers and lanes the routing promises, and what fits is what the budget
+// holds. Usage: validate_plan_json FILE PES PER_NODE MAILBOXES
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+namespace {
+int failures = 0;
+void expect(bool ok, const std::string& what) {
+  if (!ok) {
+    std::fprintf(stderr, "plan JSON: %s\n", what.c_str());
+    ++failures;
+  }
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 5) {
+    std::fprintf(stderr, "usage: %s FILE PES PER_NODE MAILBOXES\n", argv[0]);
+    return 2;
+  }
+  std::ifstream in(argv[1]);
+  const auto j = nlohmann::json::parse(in);
+  const long long pes = std::stoll(argv[2]), per_node = std::stoll(argv[3]);
+  const long long nodes = (pes + per_node - 1) / per_node;
+  expect(j.value("pes", 0LL) == pes && j.value("per_node", 0LL) == per_node &&
+             j.value("nodes", 0LL) == nodes && j.value("mailboxes", 0LL) == std::stoll(argv[4]),
+         "the machine is not the one asked for");
+  const long long budget = j["config"].value("budget_bytes", 0LL);
+  for (const char* name : {"direct", "node"}) {
+    const auto& r = j["routings"][name];
+    const auto& b = r["bytes"];
+    const long long parts = b.value("aggregation_buffers", -1LL) + b.value("shared_memory", -1LL) +
+                            b.value("posted_receives", -1LL) + b.value("tables", -1LL);
+    expect(parts == b.value("total", -2LL), std::string(name) + ": the parts do not add up");
+    // Fitting means every mailbox got a credit: its buffers, the slots and the receives are
+    // within the budget.
+    const long long reserved = b.value("aggregation_buffers", 0LL) + b.value("shared_memory", 0LL) +
+                               b.value("posted_receives", 0LL);
+    expect(r.value("fits", false) == (r.value("credits", 0LL) > 0),
+           std::string(name) + ": fits but a mailbox has no credit, or the reverse");
+    if (r.value("fits", false))
+      expect(reserved <= budget, std::string(name) + ": fits, but reserves beyond the budget");
+  }
+  const auto& direct = j["routings"]["direct"];
+  const auto& node = j["routings"]["node"];
+  expect(direct.value("network_peers_per_pe", 0LL) == pes - std::min(pes, per_node),
+         "direct: every PE of the other nodes is a network peer");
+  expect(direct.value("lanes_per_mailbox", 0LL) == pes, "direct: a lane per PE");
+  // Node routing: a lane per PE of the node for each of final, transit and delivery, and one per
+  // network link owned (about nodes / PEs per node); its network peers are those links' far ends.
+  const long long owned = (nodes + per_node - 1) / per_node;
+  expect(node.value("network_peers_per_pe", -1LL) <= 2 * owned &&
+             node.value("network_peers_per_pe", -1LL) <= nodes,
+         "node: more network peers than nodes / PEs per node each way");
+  expect(node.value("lanes_per_mailbox", 0LL) <= 3 * per_node + owned,
+         "node: more lanes than the PEs of the node and the links owned");
+  if (pes > per_node) {
+    expect(node["bytes"].value("total", 0LL) < direct["bytes"].value("total", 0LL),
+           "node routing reserves no less than direct");
+    expect(j.value("auto", std::string()) == (pes > 64 && per_node > 1 ? "node" : "direct"),
+           "auto is not what the runtime would pick");
+  }
+  if (failures == 0) std::printf("plan JSON valid (%lld PEs, %lld per node)\n", pes, per_node);
+  return failures == 0 ? 0 : 1;
+}
