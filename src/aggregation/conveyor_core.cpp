@@ -139,7 +139,10 @@ bool conveyor_core::put(int lane, const std::uint32_t* prefix, std::size_t words
     if (forwarded) g_may_spill = false;
     const bool room = make_room(lane, need);
     g_may_spill = spill;
-    if (!room) return false;
+    if (!room) {
+      if (forwarded) --refused_;  // (refusals count the program's pushes only)
+      return false;
+    }
   }
   std::byte* out = f.buf + f.used();
   std::memcpy(out, prefix, 4 * words);

@@ -364,6 +364,7 @@ std::string exchange::describe_early() const {
 }
 
 void exchange::detach(std::uint32_t id) noexcept {
+  std::erase(forwarding_, conveyors_[id]);
   conveyors_[id] = nullptr;
   --live_;
 }
