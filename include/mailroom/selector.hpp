@@ -134,13 +134,33 @@ template <class Sel>
 class mailbox_impl<lambdas, Sel> final : public mailbox_base {
  public:
   mailbox_impl(lambdas&&, Sel* self, std::uint32_t signature)
-      : mailbox_base(true, signature, 0), self_(self) {}
+      : mailbox_base(true, signature, 0), self_(self) {
+    conveyor.set_record_bytes(&lambda_record_bytes);
+  }
 
   void process_front() override {
     const arrival& a = conveyor.front();
+    const std::byte* end = a.end();
+    if (MAILROOM_UNLIKELY(a.origins)) {
+      // Forwarded (node routing): runs [id][count] of whole records [dest][origin][closure].
+      for (const std::byte* p = a.begin(); p < end;) {
+        std::uint32_t head[2];
+        std::memcpy(head, p, sizeof head);
+        p += 8;
+        const std::size_t stride = 8 + lambda_record_bytes(head[0]);
+        for (std::uint32_t r = 0; r < head[1]; ++r, p += stride) {
+          std::uint32_t origin;
+          std::memcpy(&origin, p + 4, 4);
+          scheduler::current_source = static_cast<int>(origin);
+          g_lambda_table[head[0]]->invoke_one(p + 8, pe(static_cast<int>(origin)), self_);
+        }
+      }
+      scheduler::current_source = -1;
+      conveyor.pop_front();
+      return;
+    }
     scheduler::current_source = a.source;
     const pe from(a.source);
-    const std::byte* end = a.end();
     // Runs of same-type closures: one indirect call per run.
     for (const std::byte* p = a.begin(); p < end;) {
       std::uint32_t id;

@@ -15,6 +15,11 @@ exchange& running_exchange() {
 }  // namespace
 
 std::vector<conveyor_core::fill> conveyor_core::always_full_;
+conveyor_core::lane conveyor_core::always_full_lane_ = [] {
+  lane l;
+  l.f.state = fill::packed(~0u, 0);
+  return l;
+}();
 
 std::size_t conveyor_core::table_bytes(const routes& r, bool delta_records) noexcept {
   // Per lane: its fill (or delta lane), items, bytes and buffers shipped, credits in use and
@@ -31,7 +36,7 @@ std::size_t conveyor_core::always_full_bytes(int pes) noexcept {
 
 conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::size_t item_bytes)
     : ex_(running_exchange()),
-      rt_(delta_records ? ex_.direct_routes() : ex_.job_routes()),
+      rt_(ex_.job_routes()),
       routed_(rt_.routed),
       item_bytes_(delta_records ? 0 : item_bytes),
       id_(0),
@@ -67,10 +72,15 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
   // An absent buffer looks full, so the first push for a destination takes the slow path.
   for (std::size_t d = 0; d < dests(); ++d) fill_of(d).reset(capacity_);
   by_dest_ = fills_.data();
+  by_dest_lane_ = lanes_.data();
   if (routed_ && !fills_.empty()) {
     if (always_full_.size() < static_cast<std::size_t>(rt_.pes))
       always_full_.assign(static_cast<std::size_t>(rt_.pes), fill{nullptr, fill::packed(~0u, 0)});
     by_dest_ = always_full_.data();
+  }
+  if (routed_ && !lanes_.empty()) {
+    by_dest_lane_ = &always_full_lane_;
+    dest_mask_ = 0;
   }
   id_ = ex_.attach(this);
 }
@@ -81,7 +91,7 @@ conveyor_core::~conveyor_core() {
   for (auto& a : arrivals_) ex_.release_arrival(a.source, a.buf);
   for (auto& queue : forward_)
     for (auto& t : queue) ex_.release_arrival(t.source, t.buf);
-  for (auto& [lane, buf] : backlog_) ex_.release(buf);
+  for (auto& [lane_no, buf] : backlog_) ex_.release(buf);
   ex_.backlog_changed(-static_cast<int>(backlog_.size()));
   // Acknowledgements still to come are dropped on arrival (this conveyor is gone).
   ex_.unacknowledged -= unacknowledged();
@@ -90,8 +100,8 @@ conveyor_core::~conveyor_core() {
   ex_.detach(id_);
 }
 
-bool conveyor_core::make_room(int lane, std::size_t need) noexcept {
-  const auto l = static_cast<std::size_t>(lane);
+bool conveyor_core::make_room(int lane_no, std::size_t need) noexcept {
+  const auto l = static_cast<std::size_t>(lane_no);
   fill& f = fill_of(l);
   // After a lane has ended every buffer has been shipped, so any later push lands here.
   MAILROOM_CHECK((lanes_ended_ >> rt_.cls[l] & 1u) == 0 &&
@@ -99,11 +109,11 @@ bool conveyor_core::make_room(int lane, std::size_t need) noexcept {
                  "a message was sent to mailbox #{} after its end of stream on this PE "
                  "(send after done, or a missing edge in the dependency graph)", id_);
   if (f.buf != nullptr && f.items() > 0) {
-    if (!g_may_spill && !can_ship(lane)) {
+    if (!g_may_spill && !can_ship(lane_no)) {
       ++refused_;
       return false;
     }
-    ship(lane);
+    ship(lane_no);
   }
   if (f.buf == nullptr) {
     f.buf = ex_.acquire_for(rt_.peer[l]);
@@ -128,16 +138,16 @@ bool conveyor_core::push_routed(int dest, const void* item) noexcept {
              (h & routes::k_prefixed) != 0 ? 2 : 0, item, false);
 }
 
-bool conveyor_core::put(int lane, const std::uint32_t* prefix, std::size_t words,
+bool conveyor_core::put(int lane_no, const std::uint32_t* prefix, std::size_t words,
                         const void* item, bool forwarded) noexcept {
   const std::size_t need = item_bytes_ + 4 * words;
-  fill& f = fills_[static_cast<std::size_t>(lane)];
+  fill& f = fills_[static_cast<std::size_t>(lane_no)];
   if (MAILROOM_UNLIKELY(f.used() + need > capacity_)) {
     // Forwarding never spills: it waits for the credit, keeping the buffer it forwards from
     // (and so its sender's credit) until then.
     const bool spill = g_may_spill;
     if (forwarded) g_may_spill = false;
-    const bool room = make_room(lane, need);
+    const bool room = make_room(lane_no, need);
     g_may_spill = spill;
     if (!room) {
       if (forwarded) --refused_;  // (refusals count the program's pushes only)
@@ -149,21 +159,77 @@ bool conveyor_core::put(int lane, const std::uint32_t* prefix, std::size_t words
   std::memcpy(out + 4 * words, item, item_bytes_);
   f.add(static_cast<std::uint32_t>(need), 1);
   if (forwarded) {
-    ++forwarded_in_[static_cast<std::size_t>(lane)];
+    ++forwarded_in_[static_cast<std::size_t>(lane_no)];
     ++forwarded_items_;
   }
   return true;
 }
 
-bool conveyor_core::can_ship(int lane) const noexcept {
+bool conveyor_core::push_whole_routed(int dest, const std::uint32_t& tag, const void* payload,
+                                      std::size_t n, std::size_t stride) noexcept {
+  const std::uint32_t h = rt_.hop[static_cast<std::size_t>(dest)];
+  const auto li = static_cast<int>(h & ~routes::k_prefixed);
+  if ((h & routes::k_prefixed) != 0)
+    return put_record(li, tag, static_cast<std::uint32_t>(dest), payload, n, false, 0, stride);
+  lane& ln = lanes_[static_cast<std::size_t>(li)];
+  fill& f = ln.f;
+  if (f.used() + 8 + stride > capacity_ && !make_room(li, 8 + stride)) return false;
+  if (ln.open != key_of(tag)) open_run(ln, tag);
+  std::memcpy(f.buf + f.used(), payload, n);
+  f.add(static_cast<std::uint32_t>(stride), 1);
+  return true;
+}
+
+bool conveyor_core::put_record(int lane_index, std::uint32_t tag, std::uint32_t dest,
+                               const void* data, std::size_t n, bool forwarded,
+                               std::uint32_t origin, std::size_t stride) noexcept {
+  if (stride == 0) stride = n;
+  const auto li = static_cast<std::size_t>(lane_index);
+  lane& ln = lanes_[li];
+  fill& f = ln.f;
+  const std::size_t need = 8 + 8 + stride;  // a run's header, [dest][origin], the record
+  if (MAILROOM_UNLIKELY(f.used() + need > capacity_)) {
+    const bool spill = g_may_spill;
+    if (forwarded) g_may_spill = false;
+    const bool room = make_room(lane_index, need);
+    g_may_spill = spill;
+    if (!room) {
+      if (forwarded) --refused_;
+      return false;
+    }
+  }
+  // Runs of routed lanes are keyed by the tag's value (odd: never a tag's address).
+  const std::uintptr_t key = std::uintptr_t{tag} << 1 | 1u;
+  if (ln.open != key) {
+    close_run(ln);
+    std::memcpy(f.buf + f.used(), &tag, 4);
+    ln.open = key;
+    ln.rs.last = key;
+    ln.rs.count_at = f.used() + 4;
+    ln.rs.items_before = f.items();
+    f.add(8, 0);
+  }
+  std::byte* out = f.buf + f.used();
+  const std::uint32_t prefix[2] = {dest, forwarded ? origin : static_cast<std::uint32_t>(me_)};
+  std::memcpy(out, prefix, 8);
+  std::memcpy(out + 8, data, n);
+  f.add(static_cast<std::uint32_t>(8 + stride), 1);
+  if (forwarded) {
+    ++forwarded_in_[li];
+    ++forwarded_items_;
+  }
+  return true;
+}
+
+bool conveyor_core::can_ship(int lane_no) const noexcept {
   // The own PE: no more than 2c buffers arrived and unhandled, as the reservation counts.
-  const auto l = static_cast<std::size_t>(lane);
+  const auto l = static_cast<std::size_t>(lane_no);
   if (rt_.peer[l] == me_) return arrivals_.size() < 2 * static_cast<std::size_t>(credits_);
   return outstanding_[l] < credits_;
 }
 
-void conveyor_core::ship(int lane) noexcept {
-  const auto l = static_cast<std::size_t>(lane);
+void conveyor_core::ship(int lane_no) noexcept {
+  const auto l = static_cast<std::size_t>(lane_no);
   fill& f = fill_of(l);
   if (!lanes_.empty()) close_run(lanes_[l]);
   auto* h = reinterpret_cast<buffer_header*>(f.buf);
@@ -188,7 +254,7 @@ void conveyor_core::ship(int lane) noexcept {
     ++ex_.unacknowledged;
     ex_.send(dest, f.buf);
   } else {
-    backlog_.emplace_back(lane, f.buf);
+    backlog_.emplace_back(lane_no, f.buf);
     ex_.backlog_changed(+1);
   }
   f.buf = nullptr;
@@ -209,20 +275,20 @@ bool conveyor_core::flush(bool force) {
 }
 
 void conveyor_core::credit(int peer, std::uint32_t cls) noexcept {
-  const std::int32_t lane = cls < k_link_classes
+  const std::int32_t lane_no = cls < k_link_classes
                                 ? rt_.lane_of[cls][static_cast<std::size_t>(peer)]
                                 : -1;
-  MAILROOM_CHECK(lane >= 0 && outstanding_[static_cast<std::size_t>(lane)] > 0,
+  MAILROOM_CHECK(lane_no >= 0 && outstanding_[static_cast<std::size_t>(lane_no)] > 0,
                  "mailbox #{}: an acknowledgement from PE {} (link class {}) for no buffer sent",
                  id_, peer, cls);
-  --outstanding_[static_cast<std::size_t>(lane)];
+  --outstanding_[static_cast<std::size_t>(lane_no)];
   --ex_.unacknowledged;
   for (auto it = backlog_.begin(); it != backlog_.end(); ++it) {
-    if (it->first != lane) continue;
+    if (it->first != lane_no) continue;
     std::byte* buf = it->second;
     backlog_.erase(it);
     ex_.backlog_changed(-1);
-    ++outstanding_[static_cast<std::size_t>(lane)];
+    ++outstanding_[static_cast<std::size_t>(lane_no)];
     ++ex_.unacknowledged;
     ex_.send(peer, buf);
     return;
@@ -252,6 +318,7 @@ bool conveyor_core::forward() noexcept {
 }
 
 bool conveyor_core::forward_queue(std::size_t q) noexcept {
+  if (!lanes_.empty()) return forward_records(q);
   bool any = false;
   const std::size_t stride = 8 + item_bytes_;
   auto& queue = forward_[q];
@@ -269,13 +336,59 @@ bool conveyor_core::forward_queue(std::size_t q) noexcept {
       const std::uint32_t dest = prefix[0];
       MAILROOM_CHECK(dest < static_cast<std::uint32_t>(rt_.pes), "mailbox #{}: an item from PE "
                      "{} to forward to PE {}, which does not exist", id_, t.source, dest);
-      const int lane = q == 1 ? static_cast<int>(rt_.hop[dest] & ~routes::k_prefixed)
+      const int lane_no = q == 1 ? static_cast<int>(rt_.hop[dest] & ~routes::k_prefixed)
                               : rt_.lane_of[k_delivery][dest];
-      MAILROOM_CHECK(lane >= 0, "mailbox #{}: PE {} sent an item for PE {} through this PE, "
+      MAILROOM_CHECK(lane_no >= 0, "mailbox #{}: PE {} sent an item for PE {} through this PE, "
                      "which does not lead there", id_, t.source, dest);
-      const bool put_it = q == 1 ? put(lane, prefix, 2, p + 8, true)
-                                 : put(lane, prefix + 1, 1, p + 8, true);
+      const bool put_it = q == 1 ? put(lane_no, prefix, 2, p + 8, true)
+                                 : put(lane_no, prefix + 1, 1, p + 8, true);
       if (!put_it) return any;
+      any = true;
+    }
+    const transit done = t;
+    queue.pop_front();
+    at = 0;
+    ex_.handled(done.source, done.buf, id_);
+    any = true;
+  }
+  return any;
+}
+
+// Records go on whole, run by run: a run [tag][count] of records [dest][origin][words] that
+// the next lane starts again where the tag changes. A buffer whose forwarding stopped halfway
+// through a run resumes there (forward_at_, run_left_, run_tag_).
+bool conveyor_core::forward_records(std::size_t q) noexcept {
+  MAILROOM_CHECK(record_bytes_ != nullptr, "mailbox #{}: records to forward, but no record size "
+                 "is known for them", id_);
+  bool any = false;
+  auto& queue = forward_[q];
+  std::uint32_t& at = forward_at_[q];
+  while (!queue.empty()) {
+    const transit& t = queue.front();
+    const auto& h = *reinterpret_cast<const buffer_header*>(t.buf);
+    const std::byte* base = t.buf + k_header_bytes;
+    const std::uint32_t end = h.bytes - static_cast<std::uint32_t>(k_header_bytes);
+    while (at < end || run_left_[q] > 0) {
+      if (run_left_[q] == 0) {
+        std::memcpy(&run_tag_[q], base + at, 4);
+        std::memcpy(&run_left_[q], base + at + 4, 4);
+        at += 8;
+        continue;
+      }
+      const std::byte* p = base + at;
+      std::uint32_t prefix[2];
+      std::memcpy(prefix, p, sizeof prefix);
+      const std::uint32_t dest = prefix[0];
+      MAILROOM_CHECK(dest < static_cast<std::uint32_t>(rt_.pes), "mailbox #{}: a record from PE "
+                     "{} to forward to PE {}, which does not exist", id_, t.source, dest);
+      const std::size_t bytes = record_bytes_(run_tag_[q]);
+      const int lane_no = q == 1 ? static_cast<int>(rt_.hop[dest] & ~routes::k_prefixed)
+                              : rt_.lane_of[k_delivery][dest];
+      MAILROOM_CHECK(lane_no >= 0, "mailbox #{}: PE {} sent a record for PE {} through this PE, "
+                     "which does not lead there", id_, t.source, dest);
+      if (!put_record(lane_no, run_tag_[q], dest, p + 8, bytes, true, prefix[1])) return any;
+      at += static_cast<std::uint32_t>(8 + bytes);
+      --run_left_[q];
       any = true;
     }
     const transit done = t;

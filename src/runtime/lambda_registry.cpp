@@ -27,6 +27,12 @@ std::int64_t fnv1a(std::int64_t h, const void* p, std::size_t n) {
 }
 }  // namespace
 
+std::size_t lambda_record_bytes(std::uint32_t id) noexcept {
+  MAILROOM_CHECK(id < g_lambda_count, "a lambda message with handler id {} arrived; this program "
+                 "has {} (is every PE running the same binary?)", id, g_lambda_count);
+  return 8 * ((std::size_t{g_lambda_table[id]->size} + 7) / 8);
+}
+
 bool register_lambda(lambda_entry* e) noexcept {
   registry().push_back(e);
   return true;

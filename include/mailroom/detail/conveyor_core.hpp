@@ -42,8 +42,8 @@ class conveyor_core {
   /// Collective. With delta_records, the conveyor takes push_delta/push_whole records (runs
   /// per tag) and keeps the per-destination state they need; without, push of items of
   /// `item_bytes` bytes. `signature` names the mailbox (detail/signature.hpp); every buffer
-  /// carries it and arrivals are checked. Items go by the job's routing (MAILROOM_ROUTING);
-  /// delta records go direct (their forwarding is still to come).
+  /// carries it and arrivals are checked. Items and records go by the job's routing
+  /// (MAILROOM_ROUTING).
   conveyor_core(bool delta_records, std::uint32_t signature, std::size_t item_bytes);
   ~conveyor_core();
   conveyor_core(const conveyor_core&) = delete;
@@ -96,15 +96,33 @@ class conveyor_core {
   template <std::size_t W>
   [[nodiscard, gnu::always_inline]] bool push_delta(int dest, const std::uint32_t& tag,
                                                     const void* words) noexcept {
+    // With node routing every destination maps to one lane that always looks full (the mask
+    // is 0), whose slow path routes the record; direct routing pays an `and` for it.
+    return push_delta_at<W>(by_dest_lane_[static_cast<std::size_t>(dest) & dest_mask_], dest,
+                            tag, words);
+  }
+  /// push_delta into lane `ln` (index `index`; for always_full_lane_, `index` is the
+  /// destination PE).
+  template <std::size_t W>
+  [[nodiscard, gnu::always_inline]] bool push_delta_at(auto& ln, int index,
+                                                       const std::uint32_t& tag,
+                                                       const void* words) noexcept {
     static_assert(W >= 1 && W <= k_delta_words);
     // A new run's header, its constant words and the record's varying words.
     constexpr std::size_t worst = k_delta_run_header + 8 * W;
     MAILROOM_ASSERT(!lanes_.empty());  // a conveyor constructed with delta records
-    lane& ln = lanes_[static_cast<std::size_t>(dest)];
     fill& f = ln.f;
     std::uint64_t state = f.state;
     if (MAILROOM_UNLIKELY(static_cast<std::uint32_t>(state) > delta_limit_[W])) {
-      if (!make_room(dest, worst)) return false;
+      if (&ln == &always_full_lane_) {
+        if constexpr (W <= k_unrolled_delta_words)
+          return with_words<W>(words, [&](auto... w) {
+            return push_delta_routed_words<W>(index, tag, w...);
+          });
+        else
+          return push_delta_routed<W>(index, tag, words_of<W>(words));
+      }
+      if (!make_room(index, worst)) return false;
       state = f.state;
     }
     bool put = false;
@@ -172,9 +190,10 @@ class conveyor_core {
     static_assert(Stride >= N);
     constexpr std::size_t worst = 8 + Stride;
     MAILROOM_ASSERT(!lanes_.empty());  // a conveyor constructed with delta records
-    lane& ln = lanes_[static_cast<std::size_t>(dest)];
+    lane& ln = by_dest_lane_[static_cast<std::size_t>(dest) & dest_mask_];
     fill& f = ln.f;
     if (MAILROOM_UNLIKELY(f.used() + worst > capacity_)) {
+      if (&ln == &always_full_lane_) return push_whole_routed(dest, tag, payload, N, Stride);
       if (!make_room(dest, worst)) return false;
     }
     if (ln.open != key_of(tag)) open_run(ln, tag);
@@ -251,6 +270,9 @@ class conveyor_core {
   /// `items` over that link in all.
   void end_of_stream(int source, std::uint32_t cls, std::int64_t items) noexcept;
   [[nodiscard]] const routes& route_table() const noexcept { return rt_; }
+  /// For a delta-record conveyor with node routing: the bytes of a record of tag `tag` (what
+  /// forwarding needs to step over whole records). Set by lambda mailboxes.
+  void set_record_bytes(std::size_t (*fn)(std::uint32_t tag)) noexcept { record_bytes_ = fn; }
   /// Bytes of a conveyor's bookkeeping over routes r (detail/memory_plan.hpp).
   [[nodiscard]] static std::size_t table_bytes(const routes& r, bool delta_records) noexcept;
   /// Bytes of the buffers that always look full, shared by a PE's routed conveyors.
@@ -408,9 +430,11 @@ class conveyor_core {
     return true;
   }
   template <std::size_t W>
-  static bool put_record_any(lane& ln, const void* words) noexcept {
+  [[gnu::always_inline]] static bool put_record_any(lane& ln, const void* words) noexcept {
     MAILROOM_ASSERT(ln.rs.varying <= W);
-    return [&]<std::size_t... NV>(std::index_sequence<NV...>) {
+    // (Inlined into the send: called from two places, push_delta and the routed path, GCC
+    // would otherwise keep it out of line, 19 instructions more per send of a 9-word closure.)
+    return [&]<std::size_t... NV>(std::index_sequence<NV...>) __attribute__((always_inline)) {
       bool put = false;
       // The open run is of this record's tag, so at most W of its words vary: one of the
       // cases matches (no range check before the jump).
@@ -511,6 +535,32 @@ class conveyor_core {
   /// origin, or none). `forwarded`: an item this PE forwards (not its own), which never spills.
   bool put(int lane, const std::uint32_t* prefix, std::size_t words, const void* item,
            bool forwarded) noexcept;
+  // Records with node routing: to a PE of this node delta-coded as ever (a final lane), to
+  // another node whole, after their destination and origin, in runs [tag][count] (put_record).
+  template <std::size_t W, class... Word>
+  [[gnu::noinline]] bool push_delta_routed_words(int dest, const std::uint32_t& tag,
+                                                 Word... w) noexcept {
+    return push_delta_routed<W>(dest, tag, record_words<W>{w...});
+  }
+  template <std::size_t W>
+  [[gnu::noinline]] bool push_delta_routed(int dest, const std::uint32_t& tag,
+                                           record_words<W> c) noexcept {
+    const std::uint32_t h = rt_.hop[static_cast<std::size_t>(dest)];
+    const auto li = static_cast<int>(h & ~routes::k_prefixed);
+    if ((h & routes::k_prefixed) == 0)
+      return push_delta_at<W>(lanes_[static_cast<std::size_t>(li)], li, tag, c.data());
+    return put_record(li, tag, static_cast<std::uint32_t>(dest), c.data(), 8 * W, false);
+  }
+  [[gnu::noinline]] bool push_whole_routed(int dest, const std::uint32_t& tag,
+                                           const void* payload, std::size_t n,
+                                           std::size_t stride) noexcept;
+  /// Appends a whole record (`n` bytes of `data`, taking `stride` bytes, n if 0) under tag
+  /// value `tag` to routed lane `lane`, after [dest][origin]: origin this PE unless forwarded
+  /// (then `origin`).
+  bool put_record(int lane, std::uint32_t tag, std::uint32_t dest, const void* data,
+                  std::size_t n, bool forwarded, std::uint32_t origin = 0,
+                  std::size_t stride = 0) noexcept;
+  bool forward_records(std::size_t q) noexcept;
   /// Ships every partly filled lane of class `cls` and ends its stream on each.
   void end_lanes(std::uint32_t cls);
   /// Every link of class `cls` has ended here and everything it brought has been forwarded.
@@ -526,6 +576,10 @@ class conveyor_core {
   std::vector<fill> fills_;  // per lane (typed conveyors; empty with delta records)
   fill* by_dest_;            // per destination: fills_ (direct), or always_full_ (routed)
   static std::vector<fill> always_full_;  // (never written)
+  lane* by_dest_lane_ = nullptr;          // lanes_ (direct), or &always_full_lane_ (routed)
+  static lane always_full_lane_;          // (never written)
+  std::size_t dest_mask_ = ~std::size_t{0};  // 0 with node routing
+  std::size_t (*record_bytes_)(std::uint32_t tag) = nullptr;
   std::vector<lane> lanes_;  // per lane (delta-record conveyors, direct: per PE; else empty)
   /// Per record size W, the most a buffer may hold before a push_delta of W words, which may
   /// open a run (capacity less the worst case of k_delta_run_header + 8 W bytes): one compare
@@ -551,6 +605,7 @@ class conveyor_core {
   };
   std::array<std::deque<transit>, 2> forward_;
   std::array<std::uint32_t, 2> forward_at_{};
+  std::array<std::uint32_t, 2> run_left_{}, run_tag_{};  // records: the run being forwarded
   bool forward_queue(std::size_t q) noexcept;
   std::uint32_t credits_;
   std::deque<arrival> arrivals_;

@@ -101,6 +101,8 @@ struct alignas(32) lambda_entry {
   std::uint32_t size;     ///< sizeof the closure
   const char* name;
   lambda_run_invoker invoke_run;
+  /// Calls one closure from its bytes (a forwarded record, node routing).
+  void (*invoke_one)(const std::byte* closure, pe from, void* self) noexcept;
 };
 
 inline constexpr std::uint32_t k_unassigned = 0xffffffffu;
@@ -114,13 +116,22 @@ void finalize_lambda_registry();
 
 template <class L, class Sel>
 const std::byte* invoke_run(const std::byte* run, pe from, void* self) noexcept;
+template <class L, class Sel>
+void invoke_one(const std::byte* bytes, pe from, void* self) noexcept {
+  alignas(L) unsigned char storage[sizeof(L)];
+  std::memcpy(storage, bytes, sizeof(L));
+  call_closure<Sel>(*std::launder(reinterpret_cast<const L*>(storage)), from, self);
+}
 
 /// The registry's key: the closure type, and the selector type for closures that take `self`.
 template <class L, class Sel>
 struct lambda_key {};
 template <class L, class Sel = void>
 inline lambda_entry lambda_entry_of{k_unassigned, static_cast<std::uint32_t>(sizeof(L)),
-                                    typeid(lambda_key<L, Sel>).name(), &invoke_run<L, Sel>};
+                                    typeid(lambda_key<L, Sel>).name(), &invoke_run<L, Sel>,
+                                    &invoke_one<L, Sel>};
+/// The bytes a closure of wire id `id` takes in a record: its words (checked against the table).
+std::size_t lambda_record_bytes(std::uint32_t id) noexcept;
 template <class L, class Sel = void>
 inline const bool lambda_registered = register_lambda(&lambda_entry_of<L, Sel>);
 
