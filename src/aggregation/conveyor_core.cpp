@@ -130,30 +130,23 @@ bool conveyor_core::make_room(int lane_no, std::size_t need) noexcept {
   return true;
 }
 
-bool conveyor_core::push_routed(int dest, const void* item) noexcept {
-  const std::uint32_t h = rt_.hop[static_cast<std::size_t>(dest)];
-  const std::uint32_t prefix[2] = {static_cast<std::uint32_t>(dest),
-                                   static_cast<std::uint32_t>(me_)};
-  return put(static_cast<int>(h & ~routes::k_prefixed), prefix,
-             (h & routes::k_prefixed) != 0 ? 2 : 0, item, false);
+bool conveyor_core::room_for(int lane_no, std::size_t need, bool forwarded) noexcept {
+  // Forwarding never spills: it waits for the credit, keeping the buffer it forwards from (and
+  // so its sender's credit) until then.
+  const bool spill = g_may_spill;
+  if (forwarded) g_may_spill = false;
+  const bool room = make_room(lane_no, need);
+  g_may_spill = spill;
+  if (!room && forwarded) --refused_;  // (refusals count the program's pushes only)
+  return room;
 }
 
 bool conveyor_core::put(int lane_no, const std::uint32_t* prefix, std::size_t words,
                         const void* item, bool forwarded) noexcept {
   const std::size_t need = item_bytes_ + 4 * words;
   fill& f = fills_[static_cast<std::size_t>(lane_no)];
-  if (MAILROOM_UNLIKELY(f.used() + need > capacity_)) {
-    // Forwarding never spills: it waits for the credit, keeping the buffer it forwards from
-    // (and so its sender's credit) until then.
-    const bool spill = g_may_spill;
-    if (forwarded) g_may_spill = false;
-    const bool room = make_room(lane_no, need);
-    g_may_spill = spill;
-    if (!room) {
-      if (forwarded) --refused_;  // (refusals count the program's pushes only)
-      return false;
-    }
-  }
+  if (MAILROOM_UNLIKELY(f.used() + need > capacity_) && !room_for(lane_no, need, forwarded))
+    return false;
   std::byte* out = f.buf + f.used();
   std::memcpy(out, prefix, 4 * words);
   std::memcpy(out + 4 * words, item, item_bytes_);
@@ -163,6 +156,12 @@ bool conveyor_core::put(int lane_no, const std::uint32_t* prefix, std::size_t wo
     ++forwarded_items_;
   }
   return true;
+}
+
+void conveyor_core::bad_forward(int source, std::uint32_t dest) const {
+  MAILROOM_FAIL("mailbox #{}: PE {} sent an item for PE {} through this PE, which does not lead "
+                "there (is MAILROOM_ROUTING or MAILROOM_NODE_SIZE set differently on the PEs?)",
+                id_, source, dest);
 }
 
 bool conveyor_core::push_whole_routed(int dest, const std::uint32_t& tag, const void* payload,
@@ -319,6 +318,16 @@ bool conveyor_core::forward() noexcept {
 
 bool conveyor_core::forward_queue(std::size_t q) noexcept {
   if (!lanes_.empty()) return forward_records(q);
+  // Copies of fixed size for the sizes messages usually have.
+  switch (item_bytes_) {
+    case 4: return forward_items<4>(q);
+    case 8: return forward_items<8>(q);
+    case 12: return forward_items<12>(q);
+    case 16: return forward_items<16>(q);
+    case 24: return forward_items<24>(q);
+    case 32: return forward_items<32>(q);
+    default: break;
+  }
   bool any = false;
   const std::size_t stride = 8 + item_bytes_;
   auto& queue = forward_[q];

@@ -511,9 +511,6 @@ class conveyor_core {
   bool make_room(int lane, std::size_t need) noexcept;
   [[nodiscard]] bool can_ship(int lane) const noexcept;
   void ship(int lane) noexcept;
-  /// A push with node routing: to the destination's lane, with its destination and this PE
-  /// before the item unless the lane ends there.
-  bool push_routed(int dest, const void* item) noexcept;
   // The item by value, out of line: were its address passed, the caller's fast path would
   // build the item in memory for it (and reload it, 5 instructions more per send in
   // index-gather), where it now stays in registers.
@@ -529,8 +526,68 @@ class conveyor_core {
   }
   template <std::size_t N>
   [[gnu::noinline]] bool push_routed_copy(int dest, item_copy<N> c) noexcept {
-    return push_routed(dest, c.b);
+    const std::uint32_t h = rt_.hop[static_cast<std::size_t>(dest)];
+    const auto lane_no = static_cast<int>(h & ~routes::k_prefixed);
+    if ((h & routes::k_prefixed) == 0) return put_n<N, 0>(lane_no, nullptr, c.b, false);
+    const std::uint32_t prefix[2] = {static_cast<std::uint32_t>(dest),
+                                     static_cast<std::uint32_t>(me_)};
+    return put_n<N, 2>(lane_no, prefix, c.b, false);
   }
+  /// put() of an item of N bytes after Words prefix words, its copies of fixed size.
+  template <std::size_t N, std::size_t Words>
+  bool put_n(int lane_no, const std::uint32_t* prefix, const void* item, bool forwarded) noexcept {
+    constexpr std::size_t need = N + 4 * Words;
+    fill& f = fills_[static_cast<std::size_t>(lane_no)];
+    if (MAILROOM_UNLIKELY(f.used() + need > capacity_) && !room_for(lane_no, need, forwarded))
+      return false;
+    std::byte* out = f.buf + f.used();
+    if constexpr (Words > 0) std::memcpy(out, prefix, 4 * Words);
+    std::memcpy(out + 4 * Words, item, N);
+    f.add(static_cast<std::uint32_t>(need), 1);
+    if (forwarded) {
+      ++forwarded_in_[static_cast<std::size_t>(lane_no)];
+      ++forwarded_items_;
+    }
+    return true;
+  }
+  /// make_room for put: a forwarded item never spills, and its refusal is not the program's.
+  bool room_for(int lane_no, std::size_t need, bool forwarded) noexcept;
+  /// Forwards the items of queue q (0: from the network, 1: from transit lanes) of N bytes.
+  template <std::size_t N>
+  bool forward_items(std::size_t q) noexcept {
+    constexpr std::size_t stride = 8 + N;
+    bool any = false;
+    auto& queue = forward_[q];
+    std::uint32_t& at = forward_at_[q];
+    while (!queue.empty()) {
+      const auto& t = queue.front();
+      const std::byte* p = t.buf + k_header_bytes + at;
+      const std::byte* end = t.buf + reinterpret_cast<const buffer_header*>(t.buf)->bytes;
+      for (; p < end; p += stride, at += static_cast<std::uint32_t>(stride)) {
+        // From a transit lane to the network lane for the destination's node, as it came; from
+        // the network to the destination, with its origin only.
+        std::uint32_t prefix[2];
+        std::memcpy(prefix, p, sizeof prefix);
+        const std::uint32_t dest = prefix[0];
+        if (MAILROOM_UNLIKELY(dest >= static_cast<std::uint32_t>(rt_.pes))) bad_forward(t.source, dest);
+        const int lane_no = q == 1 ? static_cast<int>(rt_.hop[dest] & ~routes::k_prefixed)
+                                   : rt_.lane_of[k_delivery][dest];
+        if (MAILROOM_UNLIKELY(lane_no < 0)) bad_forward(t.source, dest);
+        const bool put_it = q == 1 ? put_n<N, 2>(lane_no, prefix, p + 8, true)
+                                   : put_n<N, 1>(lane_no, prefix + 1, p + 8, true);
+        if (!put_it) return any;
+        any = true;
+      }
+      const int source = t.source;
+      std::byte* buf = t.buf;
+      queue.pop_front();
+      at = 0;
+      ex_.handled(source, buf, id_);
+      any = true;
+    }
+    return any;
+  }
+  [[noreturn]] void bad_forward(int source, std::uint32_t dest) const;
   /// Appends an item to `lane` after `prefix` 4-byte words (its destination and origin, its
   /// origin, or none). `forwarded`: an item this PE forwards (not its own), which never spills.
   bool put(int lane, const std::uint32_t* prefix, std::size_t words, const void* item,
