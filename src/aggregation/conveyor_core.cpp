@@ -158,7 +158,7 @@ bool conveyor_core::put(int lane_no, const std::uint32_t* prefix, std::size_t wo
   return true;
 }
 
-void conveyor_core::bad_forward(int source, std::uint32_t dest) const {
+void conveyor_core::bad_forward(int source, std::uint32_t dest) const noexcept {
   MAILROOM_FAIL("mailbox #{}: PE {} sent an item for PE {} through this PE, which does not lead "
                 "there (is MAILROOM_ROUTING or MAILROOM_NODE_SIZE set differently on the PEs?)",
                 id_, source, dest);
@@ -326,41 +326,25 @@ bool conveyor_core::forward_queue(std::size_t q) noexcept {
     case 16: return forward_items<16>(q);
     case 24: return forward_items<24>(q);
     case 32: return forward_items<32>(q);
-    default: break;
+    default: return forward_items<0>(q);
   }
-  bool any = false;
-  const std::size_t stride = 8 + item_bytes_;
-  auto& queue = forward_[q];
-  std::uint32_t& at = forward_at_[q];
-  while (!queue.empty()) {
-    const transit& t = queue.front();
-    const auto& h = *reinterpret_cast<const buffer_header*>(t.buf);
-    const std::byte* p = t.buf + k_header_bytes + at;
-    const std::byte* end = t.buf + h.bytes;
-    for (; p < end; p += stride, at += static_cast<std::uint32_t>(stride)) {
-      // From a transit lane to the network lane for the destination's node, as it came; from
-      // the network to the destination, with its origin only.
-      std::uint32_t prefix[2];
-      std::memcpy(prefix, p, sizeof prefix);
-      const std::uint32_t dest = prefix[0];
-      MAILROOM_CHECK(dest < static_cast<std::uint32_t>(rt_.pes), "mailbox #{}: an item from PE "
-                     "{} to forward to PE {}, which does not exist", id_, t.source, dest);
-      const int lane_no = q == 1 ? static_cast<int>(rt_.hop[dest] & ~routes::k_prefixed)
-                              : rt_.lane_of[k_delivery][dest];
-      MAILROOM_CHECK(lane_no >= 0, "mailbox #{}: PE {} sent an item for PE {} through this PE, "
-                     "which does not lead there", id_, t.source, dest);
-      const bool put_it = q == 1 ? put(lane_no, prefix, 2, p + 8, true)
-                                 : put(lane_no, prefix + 1, 1, p + 8, true);
-      if (!put_it) return any;
-      any = true;
-    }
-    const transit done = t;
-    queue.pop_front();
-    at = 0;
-    ex_.handled(done.source, done.buf, id_);
-    any = true;
-  }
-  return any;
+}
+
+int conveyor_core::next_lane(std::size_t q, int source, std::uint32_t dest) const noexcept {
+  // From a transit lane to the network lane for the destination's node, as it came; from the
+  // network to the destination, with its origin only.
+  if (MAILROOM_UNLIKELY(dest >= static_cast<std::uint32_t>(rt_.pes))) bad_forward(source, dest);
+  const int lane_no = q == 1 ? static_cast<int>(rt_.hop[dest] & ~routes::k_prefixed)
+                             : rt_.lane_of[k_delivery][dest];
+  if (MAILROOM_UNLIKELY(lane_no < 0)) bad_forward(source, dest);
+  return lane_no;
+}
+
+void conveyor_core::forwarded_front(std::size_t q) {
+  const transit done = forward_[q].front();
+  forward_[q].pop_front();
+  forward_at_[q] = 0;
+  ex_.handled(done.source, done.buf, id_);
 }
 
 // Records go on whole, run by run: a run [tag][count] of records [dest][origin][words] that
@@ -387,23 +371,15 @@ bool conveyor_core::forward_records(std::size_t q) noexcept {
       const std::byte* p = base + at;
       std::uint32_t prefix[2];
       std::memcpy(prefix, p, sizeof prefix);
-      const std::uint32_t dest = prefix[0];
-      MAILROOM_CHECK(dest < static_cast<std::uint32_t>(rt_.pes), "mailbox #{}: a record from PE "
-                     "{} to forward to PE {}, which does not exist", id_, t.source, dest);
+      const int lane_no = next_lane(q, t.source, prefix[0]);
       const std::size_t bytes = record_bytes_(run_tag_[q]);
-      const int lane_no = q == 1 ? static_cast<int>(rt_.hop[dest] & ~routes::k_prefixed)
-                              : rt_.lane_of[k_delivery][dest];
-      MAILROOM_CHECK(lane_no >= 0, "mailbox #{}: PE {} sent a record for PE {} through this PE, "
-                     "which does not lead there", id_, t.source, dest);
-      if (!put_record(lane_no, run_tag_[q], dest, p + 8, bytes, true, prefix[1])) return any;
+      if (!put_record(lane_no, run_tag_[q], prefix[0], p + 8, bytes, true, prefix[1]))
+        return any;
       at += static_cast<std::uint32_t>(8 + bytes);
       --run_left_[q];
       any = true;
     }
-    const transit done = t;
-    queue.pop_front();
-    at = 0;
-    ex_.handled(done.source, done.buf, id_);
+    forwarded_front(q);
     any = true;
   }
   return any;

@@ -23,7 +23,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::ifstream in(argv[1]);
-  const auto j = nlohmann::json::parse(in);
+  if (!in) {
+    std::fprintf(stderr, "plan JSON: cannot open %s\n", argv[1]);
+    return 1;
+  }
+  const auto j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded()) {
+    std::fprintf(stderr, "plan JSON: %s does not parse\n", argv[1]);
+    return 1;
+  }
   const long long pes = std::stoll(argv[2]), per_node = std::stoll(argv[3]);
   const long long nodes = (pes + per_node - 1) / per_node;
   expect(j.value("pes", 0LL) == pes && j.value("per_node", 0LL) == per_node &&

@@ -552,10 +552,11 @@ class conveyor_core {
   }
   /// make_room for put: a forwarded item never spills, and its refusal is not the program's.
   bool room_for(int lane_no, std::size_t need, bool forwarded) noexcept;
-  /// Forwards the items of queue q (0: from the network, 1: from transit lanes) of N bytes.
+  /// Forwards the items of queue q (0: from the network, 1: from transit lanes) of N bytes
+  /// (0: of item_bytes_, copied by size at run time).
   template <std::size_t N>
   bool forward_items(std::size_t q) noexcept {
-    constexpr std::size_t stride = 8 + N;
+    const std::size_t stride = 8 + (N > 0 ? N : item_bytes_);
     bool any = false;
     auto& queue = forward_[q];
     std::uint32_t& at = forward_at_[q];
@@ -564,30 +565,30 @@ class conveyor_core {
       const std::byte* p = t.buf + k_header_bytes + at;
       const std::byte* end = t.buf + reinterpret_cast<const buffer_header*>(t.buf)->bytes;
       for (; p < end; p += stride, at += static_cast<std::uint32_t>(stride)) {
-        // From a transit lane to the network lane for the destination's node, as it came; from
-        // the network to the destination, with its origin only.
         std::uint32_t prefix[2];
         std::memcpy(prefix, p, sizeof prefix);
-        const std::uint32_t dest = prefix[0];
-        if (MAILROOM_UNLIKELY(dest >= static_cast<std::uint32_t>(rt_.pes))) bad_forward(t.source, dest);
-        const int lane_no = q == 1 ? static_cast<int>(rt_.hop[dest] & ~routes::k_prefixed)
-                                   : rt_.lane_of[k_delivery][dest];
-        if (MAILROOM_UNLIKELY(lane_no < 0)) bad_forward(t.source, dest);
-        const bool put_it = q == 1 ? put_n<N, 2>(lane_no, prefix, p + 8, true)
-                                   : put_n<N, 1>(lane_no, prefix + 1, p + 8, true);
+        const int lane_no = next_lane(q, t.source, prefix[0]);
+        bool put_it = false;
+        if constexpr (N == 0)
+          put_it = q == 1 ? put(lane_no, prefix, 2, p + 8, true)
+                          : put(lane_no, prefix + 1, 1, p + 8, true);
+        else
+          put_it = q == 1 ? put_n<N, 2>(lane_no, prefix, p + 8, true)
+                          : put_n<N, 1>(lane_no, prefix + 1, p + 8, true);
         if (!put_it) return any;
         any = true;
       }
-      const int source = t.source;
-      std::byte* buf = t.buf;
-      queue.pop_front();
-      at = 0;
-      ex_.handled(source, buf, id_);
+      forwarded_front(q);
       any = true;
     }
     return any;
   }
-  [[noreturn]] void bad_forward(int source, std::uint32_t dest) const;
+  /// The lane an item for `dest` from queue q goes on to (checked: the job stops on one that
+  /// leads nowhere from here).
+  [[nodiscard]] int next_lane(std::size_t q, int source, std::uint32_t dest) const noexcept;
+  /// The front buffer of queue q is forwarded: acknowledge it.
+  void forwarded_front(std::size_t q);
+  [[noreturn]] void bad_forward(int source, std::uint32_t dest) const noexcept;
   /// Appends an item to `lane` after `prefix` 4-byte words (its destination and origin, its
   /// origin, or none). `forwarded`: an item this PE forwards (not its own), which never spills.
   bool put(int lane, const std::uint32_t* prefix, std::size_t words, const void* item,
