@@ -490,9 +490,11 @@ void conveyor_core::end_of_stream(int source, std::uint32_t cls, std::int64_t it
   expected_[cls] += items;
 }
 
-int conveyor_core::open_links(std::vector<int>* from, std::size_t most) const {
+int conveyor_core::open_links(std::uint32_t classes, std::vector<int>* from,
+                              std::size_t most) const {
   int open = 0;
   for (std::uint32_t c = 0; c < k_link_classes; ++c) {
+    if ((classes >> c & 1u) == 0) continue;
     open += links_open_[c];
     if (from == nullptr) continue;
     for (int p : rt_.in_peers[c])

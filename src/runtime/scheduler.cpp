@@ -168,12 +168,26 @@ std::string selector_core::describe() const {
     std::string state;
     switch (conv.state()) {
       case conveyor_core::stream::open: break;
-      case conveyor_core::stream::flushing:
-        state = ", ending: its last buffers not yet shipped";
+      case conveyor_core::stream::flushing: {
+        // With node routing a PE ends its lanes stage by stage: say which stage holds it.
+        std::vector<int> from;
+        if (const int open = conv.open_links(1u << k_transit, &from, k_listed + 1); open > 0)
+          state = fmt::format(", ending: forwards for the PEs of its node, {} of which have not "
+                              "ended their stream to it: {}", open, pes(from));
+        else if (conv.forward_backlog() > 0)
+          state = fmt::format(", ending: {} buffers still to forward for other PEs (waiting for "
+                              "credits)", conv.forward_backlog());
+        else if (const int net = conv.open_links(1u << k_network, &from, k_listed + 1); net > 0)
+          state = fmt::format(", ending: forwards from other nodes, {} of whose links to it have "
+                              "not ended: {}", net, pes(from));
+        else
+          state = ", ending: its last buffers not yet shipped";
         break;
+      }
       case conveyor_core::stream::draining: {
         std::vector<int> from;
-        if (const int open = conv.open_links(&from, k_listed + 1); open > 0)
+        if (const int open = conv.open_links(1u << k_final | 1u << k_delivery, &from, k_listed + 1);
+            open > 0)
           state = fmt::format(", ending: {} PEs have not ended their stream to it: {}", open,
                               pes(from));
         else

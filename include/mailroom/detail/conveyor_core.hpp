@@ -277,8 +277,14 @@ class conveyor_core {
   [[nodiscard]] static std::size_t table_bytes(const routes& r, bool delta_records) noexcept;
   /// Bytes of the buffers that always look full, shared by a PE's routed conveyors.
   [[nodiscard]] static std::size_t always_full_bytes(int pes) noexcept;
-  /// Links still to end their stream here, and (at most `most` of) their PEs.
-  [[nodiscard]] int open_links(std::vector<int>* from = nullptr, std::size_t most = 0) const;
+  /// Links of the classes in `classes` (bits 1 << link_class) still to end their stream here,
+  /// and (at most `most` of) their PEs.
+  [[nodiscard]] int open_links(std::uint32_t classes, std::vector<int>* from = nullptr,
+                               std::size_t most = 0) const;
+  /// Buffers that arrived to be forwarded and are not yet (node routing).
+  [[nodiscard]] std::size_t forward_backlog() const noexcept {
+    return forward_[0].size() + forward_[1].size();
+  }
   /// Items this PE has received, and the items its ended links announced (own items included
   /// once closed).
   [[nodiscard]] std::int64_t received_items() const noexcept { return received_items_; }
