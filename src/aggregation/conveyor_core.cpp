@@ -141,23 +141,6 @@ bool conveyor_core::room_for(int lane_no, std::size_t need, bool forwarded) noex
   return room;
 }
 
-bool conveyor_core::put(int lane_no, const std::uint32_t* prefix, std::size_t words,
-                        const void* item, bool forwarded) noexcept {
-  const std::size_t need = item_bytes_ + 4 * words;
-  fill& f = fills_[static_cast<std::size_t>(lane_no)];
-  if (MAILROOM_UNLIKELY(f.used() + need > capacity_) && !room_for(lane_no, need, forwarded))
-    return false;
-  std::byte* out = f.buf + f.used();
-  std::memcpy(out, prefix, 4 * words);
-  std::memcpy(out + 4 * words, item, item_bytes_);
-  f.add(static_cast<std::uint32_t>(need), 1);
-  if (forwarded) {
-    ++forwarded_in_[static_cast<std::size_t>(lane_no)];
-    ++forwarded_items_;
-  }
-  return true;
-}
-
 void conveyor_core::bad_forward(int source, std::uint32_t dest) const noexcept {
   MAILROOM_FAIL("mailbox #{}: PE {} sent an item for PE {} through this PE, which does not lead "
                 "there (is MAILROOM_ROUTING or MAILROOM_NODE_SIZE set differently on the PEs?)",

@@ -539,16 +539,19 @@ class conveyor_core {
                                      static_cast<std::uint32_t>(me_)};
     return put_n<N, 2>(lane_no, prefix, c.b, false);
   }
-  /// put() of an item of N bytes after Words prefix words, its copies of fixed size.
+  /// Appends an item to `lane_no` after Words 4-byte prefix words (its destination and origin,
+  /// its origin, or none): N bytes, copied with fixed sizes (0: item_bytes_, copied by size at
+  /// run time). `forwarded`: an item this PE forwards (not its own), which never spills.
   template <std::size_t N, std::size_t Words>
   bool put_n(int lane_no, const std::uint32_t* prefix, const void* item, bool forwarded) noexcept {
-    constexpr std::size_t need = N + 4 * Words;
+    const std::size_t n = N > 0 ? N : item_bytes_;
+    const std::size_t need = n + 4 * Words;
     fill& f = fills_[static_cast<std::size_t>(lane_no)];
     if (MAILROOM_UNLIKELY(f.used() + need > capacity_) && !room_for(lane_no, need, forwarded))
       return false;
     std::byte* out = f.buf + f.used();
     if constexpr (Words > 0) std::memcpy(out, prefix, 4 * Words);
-    std::memcpy(out + 4 * Words, item, N);
+    std::memcpy(out + 4 * Words, item, n);
     f.add(static_cast<std::uint32_t>(need), 1);
     if (forwarded) {
       ++forwarded_in_[static_cast<std::size_t>(lane_no)];
@@ -574,13 +577,8 @@ class conveyor_core {
         std::uint32_t prefix[2];
         std::memcpy(prefix, p, sizeof prefix);
         const int lane_no = next_lane(q, t.source, prefix[0]);
-        bool put_it = false;
-        if constexpr (N == 0)
-          put_it = q == 1 ? put(lane_no, prefix, 2, p + 8, true)
-                          : put(lane_no, prefix + 1, 1, p + 8, true);
-        else
-          put_it = q == 1 ? put_n<N, 2>(lane_no, prefix, p + 8, true)
-                          : put_n<N, 1>(lane_no, prefix + 1, p + 8, true);
+        const bool put_it = q == 1 ? put_n<N, 2>(lane_no, prefix, p + 8, true)
+                                   : put_n<N, 1>(lane_no, prefix + 1, p + 8, true);
         if (!put_it) return any;
         any = true;
       }
@@ -595,10 +593,6 @@ class conveyor_core {
   /// The front buffer of queue q is forwarded: acknowledge it.
   void forwarded_front(std::size_t q);
   [[noreturn]] void bad_forward(int source, std::uint32_t dest) const noexcept;
-  /// Appends an item to `lane` after `prefix` 4-byte words (its destination and origin, its
-  /// origin, or none). `forwarded`: an item this PE forwards (not its own), which never spills.
-  bool put(int lane, const std::uint32_t* prefix, std::size_t words, const void* item,
-           bool forwarded) noexcept;
   // Records with node routing: to a PE of this node delta-coded as ever (a final lane), to
   // another node whole, after their destination and origin, in runs [tag][count] (put_record).
   template <std::size_t W, class... Word>
