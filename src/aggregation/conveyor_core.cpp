@@ -1,4 +1,5 @@
-// The untyped conveyor: buffer hand-off, local delivery, and the end-of-stream count exchange.
+// The untyped conveyor: lanes and credits, local delivery, forwarding (node routing) and the
+// end of stream per link.
 #include "mailroom/detail/conveyor_core.hpp"
 
 #include "mailroom/detail/memory_plan.hpp"

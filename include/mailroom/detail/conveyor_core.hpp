@@ -1,7 +1,8 @@
-// The untyped conveyor: one aggregation buffer per destination PE, credits per destination (at
-// most `credits` buffers unacknowledged; more wait in a backlog), counts for termination, the
-// queue of arrived buffers, and the end-of-stream protocol (exact counts by one non-blocking
-// reduce-scatter). The typed conveyor<T> and the runtime's mailboxes are built on it.
+// The untyped conveyor: one aggregation buffer per lane (per destination PE with direct
+// routing; per PE of the node and per network link owned with node routing), credits per lane
+// (at most `credits` buffers unacknowledged; more wait in a backlog), the queue of arrived
+// buffers, forwarding, and the end of stream per link (detail/routes.hpp). The typed
+// conveyor<T> and the runtime's mailboxes are built on it.
 #pragma once
 
 #include "mailroom/detail/exchange.hpp"
