@@ -45,9 +45,8 @@ routing_plan plan_for(routing r, const config& cfg, int pes, int per_node, int m
       detail::shared_slots_per_pair(cfg.shared_slots, cfg.budget_bytes, std::min(per_node, pes),
                                     capacity);
   for (int pe = 0; pe < std::min(per_node, pes); ++pe) {
-    const detail::routes direct = detail::routes::direct(pe, pes);
     const detail::routes job = r == routing::node ? detail::routes::node(pe, node_of, local_of)
-                                                  : direct;
+                                                  : detail::routes::direct(pe, pes);
     std::size_t in = 0;
     for (const auto& peers : job.in_peers) in += peers.size();
     routing_plan p;
@@ -69,7 +68,7 @@ routing_plan plan_for(routing r, const config& cfg, int pes, int per_node, int m
       p.buffers += bytes;
       p.tables += detail::mailbox_table_bytes(job, false);
     }
-    p.tables += detail::routing_table_bytes(job, direct);
+    p.tables += detail::routing_table_bytes(job);
     p.links = p.lanes + p.links_in;
     if (pe == 0 || p.total() > out.total()) {
       p.name = out.name;

@@ -101,7 +101,6 @@ void exchange::start_routes(const config& cfg) {
   MAILROOM_CHECK(transport::allreduce_min(want) == transport::allreduce_max(want),
                  "MAILROOM_ROUTING or MAILROOM_NODE_SIZE differs between PEs; set them the same "
                  "on every PE");
-  direct_ = routes::direct(me_, pes_);
   std::vector<int> node_of(static_cast<std::size_t>(pes_)), local_of(node_of.size());
   if (cfg.node_size > 0) {
     for (int p = 0; p < pes_; ++p) {
@@ -118,10 +117,8 @@ void exchange::start_routes(const config& cfg) {
     widest = std::max(widest, local_of[static_cast<std::size_t>(p)] + 1);
   }
   routing_ = resolve_routing(static_cast<routing>(cfg.routing), pes_, nodes, widest);
-  if (routing_ == routing::node)
-    routes_ = routes::node(me_, node_of, local_of);
-  else
-    routes_ = direct_;
+  routes_ = routing_ == routing::node ? routes::node(me_, node_of, local_of)
+                                      : routes::direct(me_, pes_);
   node_of_ = std::move(node_of);
 }
 

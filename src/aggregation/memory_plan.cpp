@@ -41,20 +41,17 @@ std::size_t mailbox_table_bytes(const routes& r, bool delta_records) noexcept {
   return conveyor_core::table_bytes(r, delta_records);
 }
 
-std::size_t routing_table_bytes(const routes& job, const routes& direct) noexcept {
-  const auto one = [](const routes& r) {
-    std::size_t in_links = 0;
-    for (const auto& peers : r.in_peers) in_links += peers.size();
-    return sizeof(std::uint32_t) * r.hop.size() +
-           sizeof(std::int32_t) * k_link_classes * static_cast<std::size_t>(r.pes) +
-           (sizeof(int) + 1) * static_cast<std::size_t>(r.lanes()) + sizeof(int) * in_links;
-  };
-  const auto pes = static_cast<std::size_t>(direct.pes);
-  // The job's routes (when not direct), direct routes (lambda mailboxes), the node of each PE,
-  // the buffers that always look full (routed conveyors' fast path) and the exchange's per-PE
-  // state for shared memory.
-  return (job.routed ? one(job) + conveyor_core::always_full_bytes(direct.pes) : 0) + one(direct) +
-         sizeof(int) * pes + exchange::per_pe_bytes(direct.pes);
+std::size_t routing_table_bytes(const routes& r) noexcept {
+  std::size_t in_links = 0;
+  for (const auto& peers : r.in_peers) in_links += peers.size();
+  const auto pes = static_cast<std::size_t>(r.pes);
+  // The hop table, the lane maps per class, per lane its peer and class, the links in; the node
+  // of each PE; the buffers that always look full (routed conveyors' fast path); the exchange's
+  // per-PE state for shared memory.
+  return sizeof(std::uint32_t) * r.hop.size() + sizeof(std::int32_t) * k_link_classes * pes +
+         (sizeof(int) + 1) * static_cast<std::size_t>(r.lanes()) + sizeof(int) * in_links +
+         (r.routed ? conveyor_core::always_full_bytes(r.pes) : 0) + sizeof(int) * pes +
+         exchange::per_pe_bytes(r.pes);
 }
 
 }  // namespace mailroom::detail

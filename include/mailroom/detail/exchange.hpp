@@ -85,9 +85,8 @@ class exchange final : public transport::channel_sink {
   /// the link's data buffers on the way: the receiver waits for the count.
   void send_end(int dest, std::uint32_t id, std::uint32_t signature, std::uint32_t flags,
                 std::int64_t items);
-  /// The job's routing (MAILROOM_ROUTING, MAILROOM_NODE_SIZE), and direct routing.
+  /// The job's routing (MAILROOM_ROUTING, MAILROOM_NODE_SIZE), for every conveyor.
   [[nodiscard]] const routes& job_routes() const noexcept { return routes_; }
-  [[nodiscard]] const routes& direct_routes() const noexcept { return direct_; }
   /// Which routing `auto` gave (never automatic).
   [[nodiscard]] routing routing_used() const noexcept { return routing_; }
   /// The node of PE p as routing sees it (MAILROOM_NODE_SIZE, or the nodes MPI reports).
@@ -194,7 +193,7 @@ class exchange final : public transport::channel_sink {
   // acknowledgement), and destination.
   std::vector<std::pair<std::uint32_t, int>> credits_due_, due_;
   void credit(std::uint32_t tagged_id, int peer) noexcept;
-  routes routes_, direct_;
+  routes routes_;
   std::vector<int> node_of_;
   routing routing_ = routing::direct;
   std::vector<conveyor_core*> forwarding_, forwarding_now_;

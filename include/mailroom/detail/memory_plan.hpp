@@ -30,8 +30,8 @@ namespace mailroom::detail {
 /// Bytes of a mailbox's bookkeeping per lane and per PE (fill state, counters, credits, end of
 /// stream), with delta records (lambda mailboxes) or without.
 [[nodiscard]] std::size_t mailbox_table_bytes(const routes& r, bool delta_records) noexcept;
-/// Bytes of the per-PE routing tables (both routings' hop tables and lane maps, and the
-/// exchange's per-PE arrays).
-[[nodiscard]] std::size_t routing_table_bytes(const routes& job, const routes& direct) noexcept;
+/// Bytes of the per-PE routing tables (the hop table and lane maps, and the exchange's per-PE
+/// arrays).
+[[nodiscard]] std::size_t routing_table_bytes(const routes& r) noexcept;
 
 }  // namespace mailroom::detail
