@@ -152,8 +152,10 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
                  {"shared_slots", cfg.shared_slots},
                  {"routing", routing_in_use()},
                  {"node_size", cfg.node_size},
-                 // what this run had per pair of PEs on a node (0: none, or one PE per node)
-                 {"shared_slots_per_pair", mailroom::detail::exchange::get().shared_slots()}};
+                 // what this run had: slots in each PE's shared pool (0: none, or one PE per
+                 // node), and their size
+                 {"pool_slots", mailroom::detail::exchange::get().shared_slots()},
+                 {"node_buffer_bytes", mailroom::detail::exchange::get().node_capacity()}};
   j["memory"] = {{"peak_rss_bytes_max_pe", rss}, {"aggregation_peak_bytes_max_pe", pool_peak}};
   double naive = 0;
   for (const auto& r : results)

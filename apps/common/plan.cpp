@@ -27,12 +27,32 @@ struct routing_plan {
   std::string name;
   int lanes = 0, links_in = 0, network_peers = 0, links = 0;
   std::uint32_t credits = 0;  // of the last mailbox (they only go down)
+  int in_slots = 0;           // mailboxes whose node lanes are in shared slots
   std::size_t buffers = 0, shared = 0, receives = 0, tables = 0;
   bool fits = true;
   [[nodiscard]] std::size_t total() const { return buffers + shared + receives + tables; }
 };
 
-routing_plan plan_for(routing r, const config& cfg, int pes, int per_node, int mailboxes) {
+// The node memory as the runtime lays it out (exchange::start_shared).
+struct node_plan {
+  int size = 1;
+  std::size_t capacity = 0, node_capacity = 0;
+  std::uint32_t node_credits = 0, slots = 0;
+};
+
+node_plan node_for(const config& cfg, int pes, int per_node) {
+  node_plan n;
+  n.size = std::min(per_node, pes);
+  n.capacity = (cfg.buffer_bytes + 63) / 64 * 64;  // as the exchange rounds
+  n.node_capacity = detail::node_buffer_bytes(cfg.node_buffer_bytes, n.size, n.capacity);
+  n.node_credits = detail::node_credits(n.size, static_cast<std::uint32_t>(cfg.credits));
+  n.slots = detail::pool_slots(
+      detail::pool_per_peer(cfg.shared_slots, cfg.budget_bytes, n.size, n.node_capacity), n.size);
+  return n;
+}
+
+routing_plan plan_for(routing r, const config& cfg, const node_plan& node, int pes, int per_node,
+                      int mailboxes) {
   routing_plan out;
   out.name = routing_name(static_cast<std::uint64_t>(r));
   std::vector<int> node_of(static_cast<std::size_t>(pes)), local_of(node_of.size());
@@ -40,32 +60,44 @@ routing_plan plan_for(routing r, const config& cfg, int pes, int per_node, int m
     node_of[static_cast<std::size_t>(p)] = p / per_node;
     local_of[static_cast<std::size_t>(p)] = p % per_node;
   }
-  const std::size_t capacity = (cfg.buffer_bytes + 63) / 64 * 64;  // as the exchange rounds
-  const std::uint32_t slots =
-      detail::shared_slots_per_pair(cfg.shared_slots, cfg.budget_bytes, std::min(per_node, pes),
-                                    capacity);
-  for (int pe = 0; pe < std::min(per_node, pes); ++pe) {
-    const detail::routes job = r == routing::node ? detail::routes::node(pe, node_of, local_of)
-                                                  : detail::routes::direct(pe, pes);
+  std::vector<detail::routes> jobs;
+  std::vector<detail::mailbox_shape> shapes;
+  std::size_t slot_need = 0;  // the most of any PE, as the runtime takes it
+  for (int pe = 0; pe < node.size; ++pe) {
+    jobs.push_back(r == routing::node ? detail::routes::node(pe, node_of, local_of)
+                                      : detail::routes::direct(pe, pes));
+    shapes.push_back(detail::shape_of(jobs.back(), [&](int p) { return p / per_node == 0; }));
+    slot_need = std::max(slot_need, detail::mailbox_slots(shapes.back(), node.node_credits));
+  }
+  for (int pe = 0; pe < node.size; ++pe) {
+    const detail::routes& job = jobs[static_cast<std::size_t>(pe)];
+    const detail::mailbox_shape& shape = shapes[static_cast<std::size_t>(pe)];
     std::size_t in = 0;
     for (const auto& peers : job.in_peers) in += peers.size();
     routing_plan p;
     p.lanes = job.lanes();
     p.links_in = static_cast<int>(in);
-    p.network_peers = r == routing::node ? job.network_peers() : pes - std::min(per_node, pes);
-    p.receives = cfg.receives_posted * capacity;
-    p.shared = detail::shared_slot_reservation(slots, std::min(per_node, pes), capacity);
-    // Mailboxes take their reservations in turn from what the budget leaves, as the runtime's.
-    std::size_t reserved = p.receives + p.shared;
+    p.network_peers = r == routing::node ? job.network_peers() : pes - node.size;
+    p.receives = cfg.receives_posted * node.capacity;
+    p.shared = detail::pool_bytes(node.slots, node.size, node.node_capacity);
+    // Mailboxes take their reservations in turn, as the runtime's: slots while the pool lasts,
+    // and from what the budget leaves.
+    std::size_t reserved = p.receives + p.shared, slots_taken = 0;
     for (int m = 0; m < mailboxes; ++m) {
+      const bool in_slots = node.slots > 0 && slots_taken + slot_need <= node.slots;
       const std::size_t left = cfg.budget_bytes > reserved ? cfg.budget_bytes - reserved : 0;
-      const std::uint32_t c = detail::credits_that_fit(job, capacity, left,
-                                                       static_cast<std::uint32_t>(cfg.credits));
+      const std::uint32_t c = detail::credits_that_fit(
+          shape, node.capacity, left, static_cast<std::uint32_t>(cfg.credits), in_slots);
       if (c == 0) p.fits = false;
       p.credits = c;
-      const std::size_t bytes = detail::mailbox_reservation(job, capacity, std::max(c, 1u));
+      const std::size_t bytes =
+          detail::mailbox_reservation(shape, node.capacity, std::max(c, 1u), in_slots);
       reserved += bytes;
       p.buffers += bytes;
+      if (in_slots) {
+        slots_taken += slot_need;
+        ++p.in_slots;
+      }
       p.tables += detail::mailbox_table_bytes(job, false);
     }
     p.tables += detail::routing_table_bytes(job);
@@ -110,21 +142,24 @@ int run_plan(int argc, char** argv) {
   const int nodes = (pes + per_node - 1) / per_node;
   const routing chosen =
       detail::resolve_routing(routing::automatic, pes, nodes, std::min(per_node, pes));
+  const node_plan node = node_for(cfg, pes, per_node);
   std::vector<routing_plan> plans;
   for (routing r : {routing::direct, routing::node})
-    plans.push_back(plan_for(r, cfg, pes, per_node, mailboxes));
+    plans.push_back(plan_for(r, cfg, node, pes, per_node, mailboxes));
 
-  fmt::print("plan: {} PEs, {} per node ({} nodes), {} typed mailboxes; buffers of {} bytes, {} "
-             "credits, budget {} MiB; auto is {}\n",
-             pes, per_node, nodes, mailboxes, cfg.buffer_bytes, cfg.credits,
-             mib(cfg.budget_bytes), routing_name(static_cast<std::uint64_t>(chosen)));
-  fmt::print("{:<8} {:>7} {:>6} {:>8} {:>7} {:>11} {:>8} {:>8} {:>10} {:>9}  {}\n", "routing",
-             "network", "lanes", "links in", "credits", "buffers MiB", "shm MiB", "recv MiB",
-             "tables MiB", "total MiB", "fits");
+  fmt::print("plan: {} PEs, {} per node ({} nodes), {} typed mailboxes; buffers of {} bytes "
+             "between nodes, {} credits; shared pool of {} slots of {} bytes per PE, {} credits "
+             "per lane in the node; budget {} MiB; auto is {}\n",
+             pes, per_node, nodes, mailboxes, node.capacity, cfg.credits, node.slots,
+             node.node_capacity, node.node_credits, mib(cfg.budget_bytes),
+             routing_name(static_cast<std::uint64_t>(chosen)));
+  fmt::print("{:<8} {:>7} {:>6} {:>8} {:>8} {:>7} {:>11} {:>8} {:>8} {:>10} {:>9}  {}\n",
+             "routing", "network", "lanes", "links in", "in slots", "credits", "buffers MiB",
+             "shm MiB", "recv MiB", "tables MiB", "total MiB", "fits");
   for (const auto& p : plans)
-    fmt::print("{:<8} {:>7} {:>6} {:>8} {:>7} {:>11} {:>8} {:>8} {:>10} {:>9}  {}\n", p.name,
-               p.network_peers, p.lanes, p.links_in, p.credits, mib(p.buffers),
-               mib(p.shared), mib(p.receives), mib(p.tables), mib(p.total()),
+    fmt::print("{:<8} {:>7} {:>6} {:>8} {:>8} {:>7} {:>11} {:>8} {:>8} {:>10} {:>9}  {}\n",
+               p.name, p.network_peers, p.lanes, p.links_in, p.in_slots, p.credits,
+               mib(p.buffers), mib(p.shared), mib(p.receives), mib(p.tables), mib(p.total()),
                p.fits ? "yes" : "no");
   if (!json_file.empty()) {
     nlohmann::json j;
@@ -135,13 +170,17 @@ int run_plan(int argc, char** argv) {
     j["config"] = {{"buffer_bytes", cfg.buffer_bytes},
                    {"credits", cfg.credits},
                    {"budget_bytes", cfg.budget_bytes},
-                   {"shared_slots", cfg.shared_slots}};
+                   {"shared_slots", cfg.shared_slots},
+                   {"node_buffer_bytes", node.node_capacity},
+                   {"node_credits", node.node_credits},
+                   {"pool_slots", node.slots}};
     j["auto"] = routing_name(static_cast<std::uint64_t>(chosen));
     for (const auto& p : plans)
       j["routings"][p.name] = {{"network_peers_per_pe", p.network_peers},
                                {"lanes_per_mailbox", p.lanes},
                                {"links_in_per_mailbox", p.links_in},
                                {"credits", p.credits},
+                               {"mailboxes_in_slots", p.in_slots},
                                {"bytes",
                                 {{"aggregation_buffers", p.buffers},
                                  {"shared_memory", p.shared},

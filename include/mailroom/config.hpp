@@ -13,17 +13,20 @@ namespace mailroom {
 // integer) or routing (auto, direct or node: enum routing).
 #define MAILROOM_CONFIG_TABLE(X)                                                                  \
   X(buffer_bytes, "MAILROOM_BUFFER_BYTES", bytes, 32768,                                          \
-    "bytes per aggregation buffer (one per destination PE and mailbox); 256 B to 16 MiB")        \
+    "bytes per aggregation buffer to another node (one per lane and mailbox); 256 B to 16 MiB")        \
   X(credits, "MAILROOM_CREDITS", count, 4,                                                        \
     "buffers a mailbox may have unacknowledged per destination PE (fewer if the budget "        \
     "cannot hold them); more wait, senders slow")                                                \
   X(receives_posted, "MAILROOM_RECEIVES_POSTED", count, 8,                                       \
     "receives kept posted per PE (each holds one buffer)")                                       \
-  X(shared_slots, "MAILROOM_SHARED_SLOTS", count, 16,                                            \
-    "buffers each PE keeps in memory shared with each other PE of its node, filled in place and "\
-    "handed over without a copy (rounded down to a power of two; fewer if an eighth of the "   \
-    "budget cannot hold them); 0: "                                                              \
-    "buffers between PEs of a node go through MPI like the others")                             \
+  X(shared_slots, "MAILROOM_SHARED_SLOTS", count, 32,                                            \
+    "slots per other PE of its node in each PE's pool of node-shared memory (fewer if an eighth " \
+    "of the budget cannot hold them): buffers to any PE of the node, filled in place and handed " \
+    "over without a copy; mailboxes take them while the pool lasts. 0: buffers between PEs of a " \
+    "node go through MPI like the others")                                                       \
+  X(node_buffer_bytes, "MAILROOM_NODE_BUFFER_BYTES", bytes, 0,                                  \
+    "bytes per buffer to a PE of the same node (a shared slot), at most MAILROOM_BUFFER_BYTES; " \
+    "0: 128 KiB / PEs per node, at least 4 KiB")                                                 \
   X(budget_bytes, "MAILROOM_BUDGET_BYTES", bytes, 256ull << 20,                                  \
     "aggregation memory budget per PE: each mailbox reserves a buffer per lane plus credits "    \
     "buffers per lane and per link in (direct: P x buffer x (1 + 2 x credits)); one that "       \

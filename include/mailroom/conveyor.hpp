@@ -27,9 +27,10 @@ class conveyor {
 
  public:
   conveyor() {
-    MAILROOM_CHECK(sizeof(T) + detail::k_header_bytes <= detail::exchange::get().capacity(),
-                   "conveyor item of {} bytes does not fit in MAILROOM_BUFFER_BYTES={}",
-                   sizeof(T), detail::exchange::get().capacity());
+    const auto& ex = detail::exchange::get();
+    MAILROOM_CHECK(sizeof(T) + detail::k_header_bytes <= ex.node_capacity(),
+                   "conveyor item of {} bytes does not fit in {}={}", sizeof(T),
+                   ex.size_setting(), ex.node_capacity());
   }
 
   /// Queues `item` for `dest`. Returns false, without queueing, when the buffer for `dest` is

@@ -76,9 +76,10 @@ class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
  public:
   mailbox_impl(mailbox_spec<T, H>&& spec, Sel* self, std::uint32_t signature)
       : mailbox_base(false, signature, sizeof(T)), handler_(std::move(spec.handler)), self_(self) {
-    MAILROOM_CHECK(sizeof(T) + k_header_bytes <= exchange::get().capacity(),
-                   "mailbox message of {} bytes does not fit in MAILROOM_BUFFER_BYTES={}",
-                   sizeof(T), exchange::get().capacity());
+    const auto& ex = exchange::get();
+    MAILROOM_CHECK(sizeof(T) + k_header_bytes <= ex.node_capacity(),
+                   "mailbox message of {} bytes does not fit in {}={}", sizeof(T),
+                   ex.size_setting(), ex.node_capacity());
   }
 
   void process_front() override {

@@ -26,7 +26,8 @@ std::size_t conveyor_core::table_bytes(const routes& r, bool delta_records) noex
   // Per lane: its fill (or delta lane), items, bytes and buffers shipped, credits in use and
   // forwarded items; per PE: the link classes ended (end of stream).
   const std::size_t per_lane = (delta_records ? sizeof(lane) : sizeof(fill)) +
-                               3 * sizeof(std::int64_t) + 2 * sizeof(std::uint32_t);
+                               3 * sizeof(std::int64_t) + 2 * sizeof(std::uint32_t) +
+                               sizeof(lane_limit);
   return per_lane * static_cast<std::size_t>(r.lanes()) + static_cast<std::size_t>(r.pes) +
          sizeof(conveyor_core);
 }
@@ -51,22 +52,31 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
       buffers_to_(static_cast<std::size_t>(rt_.lanes()), 0),
       forwarded_in_(routed_ ? static_cast<std::size_t>(rt_.lanes()) : 0, 0),
       outstanding_(static_cast<std::size_t>(rt_.lanes()), 0),
-      credits_(0),
+      limits_(static_cast<std::size_t>(rt_.lanes())),
       ended_from_(static_cast<std::size_t>(ex_.pes()), 0) {
   for (int c = 0; c < k_link_classes; ++c)
     links_open_[static_cast<std::size_t>(c)] = static_cast<int>(rt_.in_peers[static_cast<std::size_t>(c)].size());
   // Every PE creates the same conveyors in the same order with the same configuration, so the
   // credits agree: what a sender may have in flight is what the receiver reserved for arrivals.
   const std::size_t left = ex_.budget_left();
-  credits_ = ex_.reserve_credits(rt_);
-  MAILROOM_CHECK(credits_ > 0,
+  taken_ = ex_.reserve(rt_);
+  MAILROOM_CHECK(taken_.credits > 0,
                  "mailbox #{} does not fit in MAILROOM_BUDGET_BYTES={}: a mailbox needs at least "
                  "3 buffers per link (one filling, one in flight, one arrived): {} bytes over its "
-                 "{} lanes, but only {} bytes are left next to the {} live mailboxes and the "
-                 "posted receives (raise the budget, lower MAILROOM_BUFFER_BYTES, or route by "
-                 "node: MAILROOM_ROUTING=node)",
+                 "{} lanes, but only {} bytes are left next to the {} live mailboxes, the shared "
+                 "pool and the posted receives (raise the budget, lower MAILROOM_BUFFER_BYTES, or "
+                 "route by node: MAILROOM_ROUTING=node)",
                  ex_.live_conveyors(), current_config().budget_bytes,
-                 mailbox_reservation(rt_, capacity_, 1), dests(), left, ex_.live_conveyors());
+                 mailbox_reservation(shape_of(rt_, [&](int p) { return ex_.on_node(p); }),
+                                     capacity_, 1, false),
+                 dests(), left, ex_.live_conveyors());
+  const auto node_offset = static_cast<std::uint32_t>(capacity_ - ex_.node_capacity());
+  for (std::size_t l = 0; l < limits_.size(); ++l) {
+    lane_limit& lim = limits_[l];
+    lim.slot = taken_.in_slots && ex_.on_node(rt_.peer[l]);
+    lim.offset = lim.slot ? node_offset : 0;
+    lim.credits = lim.slot ? taken_.node_credits : taken_.credits;
+  }
   MAILROOM_ASSERT(capacity_ >= k_header_bytes + k_delta_run_header + 8 * k_delta_words);
   for (std::size_t w = 1; w <= k_delta_words; ++w)
     delta_limit_[w] = capacity_ - static_cast<std::uint32_t>(k_delta_run_header + 8 * w);
@@ -88,7 +98,7 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
 
 conveyor_core::~conveyor_core() {
   for (std::size_t d = 0; d < dests(); ++d)
-    if (std::byte* buf = fill_of(d).buf; buf != nullptr) ex_.release(buf);
+    if (std::byte* buf = fill_of(d).buf; buf != nullptr) ex_.release(buf + limits_[d].offset);
   for (auto& a : arrivals_) ex_.release_arrival(a.source, a.buf);
   for (auto& queue : forward_)
     for (auto& t : queue) ex_.release_arrival(t.source, t.buf);
@@ -96,7 +106,7 @@ conveyor_core::~conveyor_core() {
   ex_.backlog_changed(-static_cast<int>(backlog_.size()));
   // Acknowledgements still to come are dropped on arrival (this conveyor is gone).
   ex_.unacknowledged -= unacknowledged();
-  ex_.release_credits(rt_, credits_);
+  ex_.release(rt_, taken_);
   ex_.add_ended(*this);
   ex_.detach(id_);
 }
@@ -117,17 +127,24 @@ bool conveyor_core::make_room(int lane_no, std::size_t need) noexcept {
     ship(lane_no);
   }
   if (f.buf == nullptr) {
-    f.buf = ex_.acquire_for(rt_.peer[l]);
-    f.reset(static_cast<std::uint32_t>(k_header_bytes));
+    // A slot lane whose pool has none free (after spills) takes a heap buffer and uses the same
+    // bytes of it; sent through MPI.
+    const lane_limit& lim = limits_[l];
+    std::byte* buf = lim.slot ? ex_.acquire_slot(rt_.peer[l]) : nullptr;
+    if (buf == nullptr) buf = ex_.acquire();
+    f.buf = buf - lim.offset;
+    f.reset(lim.offset + static_cast<std::uint32_t>(k_header_bytes));
     if (!lanes_.empty()) {  // runs restart
       lanes_[l].rs.count_at = 0;
       lanes_[l].open = 0;
     }
   }
   MAILROOM_CHECK(f.used() + need <= capacity_,
-                 "a message of {} bytes does not fit in MAILROOM_BUFFER_BYTES={} ({} bytes of "
-                 "each buffer are its header): raise MAILROOM_BUFFER_BYTES or send less",
-                 need, capacity_, k_header_bytes);
+                 "a message of {} bytes does not fit in {}={} ({} bytes of each buffer are its "
+                 "header): raise MAILROOM_BUFFER_BYTES (and MAILROOM_NODE_BUFFER_BYTES for "
+                 "buffers within a node) or send less",
+                 need, limits_[l].offset > 0 ? "MAILROOM_NODE_BUFFER_BYTES" : "MAILROOM_BUFFER_BYTES",
+                 capacity_ - limits_[l].offset, k_header_bytes);
   return true;
 }
 
@@ -207,18 +224,20 @@ bool conveyor_core::put_record(int lane_index, std::uint32_t tag, std::uint32_t 
 bool conveyor_core::can_ship(int lane_no) const noexcept {
   // The own PE: no more than 2c buffers arrived and unhandled, as the reservation counts.
   const auto l = static_cast<std::size_t>(lane_no);
-  if (rt_.peer[l] == me_) return arrivals_.size() < 2 * static_cast<std::size_t>(credits_);
-  return outstanding_[l] < credits_;
+  if (rt_.peer[l] == me_) return arrivals_.size() < 2 * static_cast<std::size_t>(limits_[l].credits);
+  return outstanding_[l] < limits_[l].credits;
 }
 
 void conveyor_core::ship(int lane_no) noexcept {
   const auto l = static_cast<std::size_t>(lane_no);
   fill& f = fill_of(l);
   if (!lanes_.empty()) close_run(lanes_[l]);
-  auto* h = reinterpret_cast<buffer_header*>(f.buf);
-  *h = buffer_header{id_, f.used(), f.items(), 0, signature_, link_flags(rt_.cls[l])};
+  const std::uint32_t offset = limits_[l].offset;
+  std::byte* buf = f.buf + offset;
+  auto* h = reinterpret_cast<buffer_header*>(buf);
+  *h = buffer_header{id_, f.used() - offset, f.items(), 0, signature_, link_flags(rt_.cls[l])};
   sent_to_[l] += f.items();
-  bytes_to_[l] += f.used() - static_cast<std::int64_t>(k_header_bytes);
+  bytes_to_[l] += f.used() - offset - static_cast<std::int64_t>(k_header_bytes);
   ++buffers_to_[l];
   // Only this PE's own items count as sent (mr::quiesce, the waves of cycles): forwarded ones
   // were counted where they came from.
@@ -231,13 +250,13 @@ void conveyor_core::ship(int lane_no) noexcept {
   ex_.items_shipped += own;
   const int dest = rt_.peer[l];
   if (dest == me_) {
-    deliver(me_, f.buf);  // own PE: no MPI
-  } else if (outstanding_[l] < credits_) {
+    deliver(me_, buf);  // own PE: no MPI
+  } else if (outstanding_[l] < limits_[l].credits) {
     ++outstanding_[l];
     ++ex_.unacknowledged;
-    ex_.send(dest, f.buf);
+    ex_.send(dest, buf);
   } else {
-    backlog_.emplace_back(lane_no, f.buf);
+    backlog_.emplace_back(lane_no, buf);
     ex_.backlog_changed(+1);
   }
   f.buf = nullptr;

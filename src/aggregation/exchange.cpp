@@ -31,13 +31,14 @@ void store_release(std::uint32_t& x, std::uint32_t v) noexcept {
 }
 }  // namespace
 
-// The hand-over ring of a pair (sender, receiver) of PEs on one node, in the sender's part, at
-// the start of the pair's area; `sent` and `back` have slots_ entries each, on cache lines of
-// their own. The sender writes a slot's index into sent[published mod slots_], then publishes the
-// count (release); the receiver reads the count (acquire) and the slot. Once handled, the
-// receiver writes the index into back[returned mod slots_] and publishes that count; the sender
-// takes the slot back. At most slots_ slots exist, so neither ring can overrun; slots_ is a power
-// of two, so the positions stay in step when a 32-bit count wraps.
+// The hand-over ring of a pair (sender, receiver) of PEs on one node, in the sender's part at the
+// receiver's index; `sent` and `back` have ring_size_ entries each, on cache lines of their own.
+// The sender writes a slot's index into sent[published mod ring_size_], then publishes the count
+// (release); the receiver reads the count (acquire) and the slot. Once handled, the receiver
+// writes the index into back[returned mod ring_size_] and publishes that count; the sender takes
+// the slot back. The sender hands over a slot only while fewer than ring_size_ are out with that
+// receiver (else it sends the slot through MPI), so neither half can overrun; ring_size_ is a
+// power of two, so the positions stay in step when a 32-bit count wraps.
 struct exchange::ring {
   alignas(64) std::uint32_t published;  // written by the sender
   alignas(64) std::uint32_t returned;   // written by the receiver
@@ -83,8 +84,8 @@ exchange::exchange(const config& cfg)
                  budget_, cfg.receives_posted, capacity_);
   channel_ = std::make_unique<transport::channel>(capacity_, static_cast<int>(cfg.receives_posted),
                                                    *this);
-  start_shared(cfg);
   start_routes(cfg);
+  start_shared(cfg);
 }
 
 namespace {
@@ -124,106 +125,111 @@ void exchange::start_routes(const config& cfg) {
 
 void exchange::start_shared(const config& cfg) {
   static_assert(sizeof(ring) == 128);
-  // Every PE of a node must lay out its part alike: the same slot count everywhere.
-  const auto lo = transport::allreduce_min(static_cast<std::int64_t>(cfg.shared_slots));
-  const auto hi = transport::allreduce_max(static_cast<std::int64_t>(cfg.shared_slots));
-  MAILROOM_CHECK(lo == hi, "MAILROOM_SHARED_SLOTS differs between PEs ({} vs {}); set it the same "
-                 "on every PE", lo, hi);
+  // Every PE must agree on what routes through shared memory: the same settings everywhere.
+  const auto want = static_cast<std::int64_t>(cfg.shared_slots);
+  const auto node_want = static_cast<std::int64_t>(cfg.node_buffer_bytes);
+  MAILROOM_CHECK(transport::allreduce_min(want) == transport::allreduce_max(want) &&
+                     transport::allreduce_min(node_want) == transport::allreduce_max(node_want),
+                 "MAILROOM_SHARED_SLOTS or MAILROOM_NODE_BUFFER_BYTES differs between PEs; set "
+                 "them the same on every PE");
   const int node_size = transport::layout().node_size;
-  // A slot in use stands for a buffer the sender would otherwise hold in its pool (filling or in
-  // flight, within its mailboxes' reservations), and is counted in the pool once first used. The
-  // slots per pair are capped so that all of a PE's take at most an eighth of the budget.
-  // A power of two (see ring), and the same on every PE even if the budgets differ (a node's PEs
-  // must lay out their parts alike).
-  std::uint64_t slots = shared_slots_per_pair(cfg.shared_slots, budget_, node_size, capacity_);
-  slots = static_cast<std::uint64_t>(transport::allreduce_min(static_cast<std::int64_t>(slots)));
-  slots_ = node_size > 1 ? static_cast<std::uint32_t>(slots) : 0;
-  mask_ = slots_ - 1;
-  back_offset_ = round_up(4 * static_cast<std::size_t>(slots_), 64);
-  ring_bytes_ = sizeof(ring) + 2 * back_offset_;
-  pair_bytes_ = ring_bytes_ + static_cast<std::size_t>(slots_) * capacity_;
-  part_bytes_ = slots_ > 0 ? static_cast<std::size_t>(node_size) * pair_bytes_ : 0;
+  node_capacity_ = node_buffer_bytes(cfg.node_buffer_bytes, node_size, capacity_);
+  node_credits_ = node_credits(node_size, credits_);
+  // The pool: the same on every PE of a node (their parts are laid out alike), so sized from
+  // the smallest budget; each slot stands for a buffer a conveyor would otherwise take from the
+  // heap, and the pool is reserved from the budget as a whole.
+  const std::uint64_t per_peer = static_cast<std::uint64_t>(transport::allreduce_min(
+      static_cast<std::int64_t>(pool_per_peer(cfg.shared_slots, budget_, node_size, node_capacity_))));
+  slots_ = pool_slots(per_peer, node_size);
+  ring_size_ = ring_entries(slots_);
+  mask_ = ring_size_ - 1;
+  back_offset_ = round_up(4 * static_cast<std::size_t>(ring_size_), 64);
+  ring_bytes_ = detail::ring_bytes(ring_size_);
+  const std::size_t part = detail::pool_bytes(slots_, node_size, node_capacity_);
   // Collective (every PE, even with nothing to share).
-  node_ = std::make_unique<transport::node_memory>(part_bytes_);
-  if (slots_ == 0) {
-    part_bytes_ = 0;
-    return;
-  }
-  // Reserved like the buffers they stand for (the conveyors' reservations come on top).
-  reserved_ += shared_slot_reservation(slots_, node_size, capacity_);
+  node_ = std::make_unique<transport::node_memory>(part);
   node_index_.assign(static_cast<std::size_t>(pes_), -1);
-  for (int p = 0; p < pes_; ++p) {
-    if (node_->part(p) == nullptr) continue;
-    node_index_[static_cast<std::size_t>(p)] = static_cast<int>(node_pes_.size());
-    node_pes_.push_back(p);
+  if (slots_ == 0) {  // no pool: every lane has buffers of the full size
+    node_index_[static_cast<std::size_t>(me_)] = 0;
+    node_pes_.push_back(me_);
+    node_capacity_ = capacity_;
+  } else {
+    reserved_ += part;
+    for (int p = 0; p < pes_; ++p) {
+      if (node_->part(p) == nullptr) continue;
+      node_index_[static_cast<std::size_t>(p)] = static_cast<int>(node_pes_.size());
+      node_pes_.push_back(p);
+    }
+    std::byte* mine = node_->part(me_);
+    my_slots_ = mine + static_cast<std::size_t>(node_size) * ring_bytes_;
+    free_slots_.reserve(slots_);
+    out_.resize(node_pes_.size());
+    const int my_index = node_index_[static_cast<std::size_t>(me_)];
+    for (const int p : node_pes_) {
+      if (p == me_) continue;
+      const int index = node_index_[static_cast<std::size_t>(p)];
+      out_[static_cast<std::size_t>(index)].r = ::new (static_cast<void*>(pair_base(mine, index))) ring{};
+      std::byte* theirs = node_->part(p);
+      in_.push_back(incoming{reinterpret_cast<ring*>(pair_base(theirs, my_index)),
+                             theirs + static_cast<std::size_t>(node_size) * ring_bytes_, p, 0});
+    }
   }
-  my_part_ = node_->part(me_);
-  out_.resize(static_cast<std::size_t>(pes_));
-  const int my_index = node_index_[static_cast<std::size_t>(me_)];
-  for (const int p : node_pes_) {
-    if (p == me_) continue;
-    const int index = node_index_[static_cast<std::size_t>(p)];
-    outgoing& o = out_[static_cast<std::size_t>(p)];
-    std::byte* mine = pair_base(my_part_, index);
-    o.r = ::new (static_cast<void*>(mine)) ring{};
-    o.slots = mine + ring_bytes_;
-    o.free.reserve(slots_);
-    std::byte* theirs = pair_base(node_->part(p), my_index);
-    in_.push_back(incoming{reinterpret_cast<ring*>(theirs), theirs + ring_bytes_, p, 0});
-  }
+  // What a conveyor takes from the pool: the most any PE needs, so that every PE of a node
+  // decides alike whether the next conveyor's node lanes are in slots. (Collective: every PE,
+  // with a pool or without.)
+  const mailbox_shape shape = shape_of(routes_, [&](int p) { return on_node(p); });
+  const std::size_t need = slots_ > 0 ? mailbox_slots(shape, node_credits_) : 0;
+  slot_need_ = static_cast<std::uint32_t>(transport::allreduce_max(static_cast<std::int64_t>(need)));
   node_->node_barrier();  // every ring is in place before anyone hands over a slot
 }
 
 std::size_t exchange::per_pe_bytes(int pes) noexcept {
-  return (sizeof(outgoing) + sizeof(int)) * static_cast<std::size_t>(pes);
+  return sizeof(int) * static_cast<std::size_t>(pes);
 }
 
-std::byte* exchange::pair_base(std::byte* part, int index) const noexcept {
-  return part + static_cast<std::size_t>(index) * pair_bytes_;
-}
-
-void exchange::reclaim(int dest) noexcept {
-  outgoing& o = out_[static_cast<std::size_t>(dest)];
+void exchange::reclaim(outgoing& o, int dest) noexcept {
   const std::uint32_t returned = load_acquire(o.r->returned);
   const std::uint32_t* back = back_of(o.r);
   for (; o.reclaimed != returned; ++o.reclaimed) {
     const std::uint32_t k = back[o.reclaimed & mask_];
     MAILROOM_CHECK(k < slots_, "corrupt shared-memory ring from PE {}: slot {} of {}", dest, k,
                    slots_);
-    o.free.push_back(k);
+    free_slots_.push_back(k);
     // The slot's header still names its conveyor and link: the return is that lane's credit.
-    const auto* h = reinterpret_cast<const buffer_header*>(o.slots + std::size_t{k} * capacity_);
+    const auto* h = reinterpret_cast<const buffer_header*>(my_slots_ + std::size_t{k} * node_capacity_);
     credits_due_.emplace_back(tag_id(h->conveyor, link_class_of(h->flags)), dest);
   }
 }
 
-std::byte* exchange::acquire_for(int dest) noexcept {
-  if (slots_ > 0 && dest != me_) {
-    outgoing& o = out_[static_cast<std::size_t>(dest)];
-    if (o.r != nullptr) {
-      // A slot used before, or else one never used (its pages are touched now: the pool grows).
-      if (o.free.empty()) reclaim(dest);
-      std::uint32_t k = o.fresh;
-      if (!o.free.empty()) {
-        k = o.free.back();
-        o.free.pop_back();
-      } else if (o.fresh < slots_) {
-        ++o.fresh;
-        pool_bytes_ += capacity_;
-        peak_pool_bytes_ = std::max(peak_pool_bytes_, pool_bytes_);
-      }
-      if (k < slots_) return o.slots + static_cast<std::size_t>(k) * capacity_;
+std::byte* exchange::acquire_slot(int dest) noexcept {
+  if (free_slots_.empty()) {
+    // Slots come back where they are handled: the ring of `dest` first (the pool's working set
+    // stays as small as the traffic needs: slots used before are still in cache).
+    if (dest != me_) {
+      outgoing& o = out_[static_cast<std::size_t>(node_index_[static_cast<std::size_t>(dest)])];
+      if (o.reclaimed != load_acquire(o.r->returned)) reclaim(o, dest);
     }
   }
-  return acquire();
+  if (free_slots_.empty()) {
+    if (fresh_slots_ < slots_) {  // one never used (its pages are touched now: the pool grows)
+      pool_bytes_ += node_capacity_;
+      peak_pool_bytes_ = std::max(peak_pool_bytes_, pool_bytes_);
+      return my_slots_ + static_cast<std::size_t>(fresh_slots_++) * node_capacity_;
+    }
+    for (std::size_t i = 0; i < out_.size(); ++i)
+      if (out_[i].r != nullptr) reclaim(out_[i], node_pes_[i]);
+    if (free_slots_.empty()) return nullptr;
+  }
+  const std::uint32_t k = free_slots_.back();
+  free_slots_.pop_back();
+  return my_slots_ + static_cast<std::size_t>(k) * node_capacity_;
 }
 
 bool exchange::poll_shared() noexcept {
   bool any = false;
-  for (const int p : node_pes_) {
-    if (p == me_) continue;
-    outgoing& o = out_[static_cast<std::size_t>(p)];
-    if (o.reclaimed != load_acquire(o.r->returned)) reclaim(p);
+  for (std::size_t i = 0; i < out_.size(); ++i) {
+    outgoing& o = out_[i];
+    if (o.r != nullptr && o.reclaimed != load_acquire(o.r->returned)) reclaim(o, node_pes_[i]);
   }
   if (!credits_due_.empty()) {
     any = true;
@@ -239,9 +245,9 @@ bool exchange::poll_shared() noexcept {
       const std::uint32_t k = sent[i.taken & mask_];
       MAILROOM_CHECK(k < slots_, "corrupt shared-memory ring from PE {}: slot {} of {}", i.source,
                      k, slots_);
-      std::byte* buf = i.slots + static_cast<std::size_t>(k) * capacity_;
+      std::byte* buf = i.slots + static_cast<std::size_t>(k) * node_capacity_;
       const std::uint32_t bytes = reinterpret_cast<const buffer_header*>(buf)->bytes;
-      MAILROOM_CHECK(bytes >= k_header_bytes && bytes <= capacity_,
+      MAILROOM_CHECK(bytes >= k_header_bytes && bytes <= node_capacity_,
                      "corrupt shared-memory buffer from PE {} ({} bytes)", i.source, bytes);
       received(i.source, buf, bytes);
       any = true;
@@ -266,14 +272,28 @@ void exchange::sleep_idle() const noexcept {
   nanosleep(&pause, nullptr);
 }
 
-std::uint32_t exchange::reserve_credits(const routes& r) noexcept {
-  const std::uint32_t fit = credits_that_fit(r, capacity_, budget_left(), credits_);
-  if (fit > 0) reserved_ += mailbox_reservation(r, capacity_, fit);
-  return fit;
+exchange::reservation exchange::reserve(const routes& r) noexcept {
+  const mailbox_shape shape = shape_of(r, [&](int p) { return on_node(p); });
+  reservation taken;
+  // Every PE of a node has the same pool and takes the same slot_need_ per conveyor, in the
+  // same order: they agree on which conveyors' node lanes are in slots.
+  taken.in_slots = slots_ > 0 && std::size_t{slots_reserved_} + slot_need_ <= slots_;
+  taken.node_credits = taken.in_slots ? node_credits_ : 0;
+  taken.credits = credits_that_fit(shape, capacity_, budget_left(), credits_, taken.in_slots);
+  if (taken.credits == 0) return reservation{};
+  reserved_ += mailbox_reservation(shape, capacity_, taken.credits, taken.in_slots);
+  if (taken.in_slots) {
+    slots_reserved_ += slot_need_;
+    ++in_slots_;
+  }
+  return taken;
 }
 
-void exchange::release_credits(const routes& r, std::uint32_t c) noexcept {
-  if (c > 0) reserved_ -= mailbox_reservation(r, capacity_, c);
+void exchange::release(const routes& r, const reservation& taken) noexcept {
+  if (taken.credits == 0) return;
+  const mailbox_shape shape = shape_of(r, [&](int p) { return on_node(p); });
+  reserved_ -= mailbox_reservation(shape, capacity_, taken.credits, taken.in_slots);
+  if (taken.in_slots) slots_reserved_ -= slot_need_;
 }
 
 std::uint32_t exchange::attach(conveyor_core* c) {
@@ -378,11 +398,8 @@ std::byte* exchange::acquire() noexcept {
 }
 
 void exchange::release(std::byte* buf) noexcept {
-  if (own_slot(buf)) {  // a slot filled but not handed over (a conveyor's end)
-    const auto offset = static_cast<std::size_t>(buf - my_part_);
-    const int dest = node_pes_[offset / pair_bytes_];
-    outgoing& o = out_[static_cast<std::size_t>(dest)];
-    o.free.push_back(slot_of(o, buf));
+  if (own_slot(buf)) {  // a slot not handed over (a conveyor's end, the own PE, or sent by MPI)
+    free_slots_.push_back(slot_of(buf));
     return;
   }
   // Above budget (after a spill), give memory back instead of keeping it pooled.
@@ -403,6 +420,7 @@ void exchange::release_arrival(int source, std::byte* buf) noexcept {
   // Back to its sender: the ring of (source, this PE) in the source's part.
   ring* r = reinterpret_cast<ring*>(
       pair_base(node_->part(source), node_index_[static_cast<std::size_t>(me_)]));
+  MAILROOM_ASSERT(slot - 1 < slots_);
   // (Written by this PE only: a relaxed load reads its own last store.)
   const std::uint32_t returned =
       std::atomic_ref<std::uint32_t>(r->returned).load(std::memory_order_relaxed);
@@ -423,14 +441,18 @@ void exchange::send(int dest, std::byte* buf) {
   MAILROOM_ASSERT(dest != me_);
   auto* h = reinterpret_cast<buffer_header*>(buf);
   if (own_slot(buf)) {  // hand the slot over: no copy, no MPI
-    outgoing& o = out_[static_cast<std::size_t>(dest)];
-    const std::uint32_t k = slot_of(o, buf);
-    MAILROOM_ASSERT(buf >= o.slots && k < slots_);
-    h->slot = k + 1;
-    sent_of(o.r)[o.published & mask_] = k;
-    store_release(o.r->published, ++o.published);
-    ++handed_over_;
-    return;
+    outgoing& o = out_[static_cast<std::size_t>(node_index_[static_cast<std::size_t>(dest)])];
+    MAILROOM_ASSERT(o.r != nullptr);
+    if (o.published - o.reclaimed >= ring_size_) reclaim(o, dest);
+    if (o.published - o.reclaimed < ring_size_) {
+      const std::uint32_t k = slot_of(buf);
+      h->slot = k + 1;
+      sent_of(o.r)[o.published & mask_] = k;
+      store_release(o.r->published, ++o.published);
+      ++handed_over_;
+      return;
+    }
+    // (Its ring is full: the slot goes through MPI, and comes back to the pool once sent.)
   }
   h->slot = 0;
   ++sent_through_mpi_;

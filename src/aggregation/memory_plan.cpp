@@ -9,32 +9,80 @@
 
 namespace mailroom::detail {
 
-std::size_t mailbox_reservation(const routes& r, std::size_t capacity, std::uint32_t c) noexcept {
-  std::size_t in_links = 0;
-  for (const auto& peers : r.in_peers) in_links += peers.size();
-  const auto lanes = static_cast<std::size_t>(r.lanes());
-  return capacity * (lanes + static_cast<std::size_t>(c) * (lanes + in_links));
+namespace {
+constexpr std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+constexpr std::size_t k_node_bytes = std::size_t{128} << 10;  // filled per PE for the node
+constexpr std::size_t k_least_node_buffer = 4096;
+}  // namespace
+
+std::size_t node_buffer_bytes(std::uint64_t wanted, int node_size,
+                              std::size_t capacity) noexcept {
+  std::size_t b = wanted > 0 ? std::max<std::size_t>(static_cast<std::size_t>(wanted), 256)
+                             : std::max(k_least_node_buffer,
+                                        std::bit_floor(k_node_bytes /
+                                                       static_cast<std::size_t>(std::max(node_size, 1))));
+  return std::min(round_up(b, 64), capacity);
 }
 
-std::uint32_t credits_that_fit(const routes& r, std::size_t capacity, std::size_t left,
-                               std::uint32_t most) noexcept {
-  if (most == 0 || left < mailbox_reservation(r, capacity, 1)) return 0;
-  const std::size_t base = mailbox_reservation(r, capacity, 0);
-  const std::size_t per_credit = mailbox_reservation(r, capacity, 1) - base;
-  return static_cast<std::uint32_t>(std::min<std::size_t>(most, (left - base) / per_credit));
+std::uint32_t node_credits(int node_size, std::uint32_t credits) noexcept {
+  const auto c = static_cast<std::uint32_t>(16 / std::max(node_size, 1));
+  return std::clamp(c, std::min(1u, credits), credits);
 }
 
-std::uint32_t shared_slots_per_pair(std::uint64_t wanted, std::size_t budget, int node_size,
-                                    std::size_t capacity) noexcept {
+namespace {
+// (Small nodes get the pool of a node of 5: a PE's own lanes take slots too.)
+std::uint64_t pool_peers(int node_size) noexcept {
+  return static_cast<std::uint64_t>(std::max(node_size - 1, 4));
+}
+}  // namespace
+
+std::uint64_t pool_per_peer(std::uint64_t wanted, std::size_t budget, int node_size,
+                            std::size_t node_capacity) noexcept {
+  const std::uint64_t most = std::min<std::uint64_t>(budget / 8 / node_capacity, 1u << 24);
+  return std::min(wanted, most / pool_peers(node_size));
+}
+
+std::uint32_t pool_slots(std::uint64_t per_peer, int node_size) noexcept {
   if (node_size <= 1) return 0;
-  std::uint64_t slots = std::min<std::uint64_t>(wanted, 1u << 16);
-  slots = std::min<std::uint64_t>(slots, budget / 8 / (static_cast<std::size_t>(node_size) * capacity));
-  return static_cast<std::uint32_t>(std::bit_floor(slots));
+  return static_cast<std::uint32_t>(per_peer * pool_peers(node_size));
 }
 
-std::size_t shared_slot_reservation(std::uint32_t slots, int node_size,
-                                    std::size_t capacity) noexcept {
-  return node_size > 1 ? static_cast<std::size_t>(node_size - 1) * slots * capacity : 0;
+std::uint32_t ring_entries(std::uint32_t slots) noexcept {
+  return std::bit_ceil(std::clamp(slots, 1u, 256u));
+}
+
+std::size_t ring_bytes(std::uint32_t entries) noexcept {
+  // Two cache lines of counts, then the sent and back halves, each on whole cache lines.
+  return 128 + 2 * round_up(4 * static_cast<std::size_t>(entries), 64);
+}
+
+std::size_t pool_bytes(std::uint32_t slots, int node_size, std::size_t node_capacity) noexcept {
+  if (slots == 0) return 0;
+  return static_cast<std::size_t>(node_size) * ring_bytes(ring_entries(slots)) +
+         static_cast<std::size_t>(slots) * node_capacity;
+}
+
+std::size_t mailbox_slots(const mailbox_shape& s, std::uint32_t c_node) noexcept {
+  return s.node_lanes * (1 + c_node) + s.self_lanes * (1 + 2 * std::size_t{c_node});
+}
+
+std::size_t mailbox_reservation(const mailbox_shape& s, std::size_t capacity, std::uint32_t c,
+                                bool in_slots) noexcept {
+  std::size_t lanes = s.far_lanes, in = s.far_links_in;
+  if (!in_slots) {
+    lanes += s.node_lanes + s.self_lanes;
+    in += s.node_links_in + s.self_lanes;
+  }
+  return capacity * (lanes + static_cast<std::size_t>(c) * (lanes + in));
+}
+
+std::uint32_t credits_that_fit(const mailbox_shape& s, std::size_t capacity, std::size_t left,
+                               std::uint32_t most, bool in_slots) noexcept {
+  if (most == 0 || left < mailbox_reservation(s, capacity, 1, in_slots)) return 0;
+  const std::size_t base = mailbox_reservation(s, capacity, 0, in_slots);
+  const std::size_t per_credit = mailbox_reservation(s, capacity, 1, in_slots) - base;
+  if (per_credit == 0) return most;  // nothing from the heap (every lane in slots)
+  return static_cast<std::uint32_t>(std::min<std::size_t>(most, (left - base) / per_credit));
 }
 
 std::size_t mailbox_table_bytes(const routes& r, bool delta_records) noexcept {

@@ -21,6 +21,8 @@ struct limits {
 
 limits limits_of(std::string_view env) {
   if (env == "MAILROOM_BUFFER_BYTES") return {256, 16ull << 20};
+  if (env == "MAILROOM_NODE_BUFFER_BYTES") return {0, 16ull << 20};
+  if (env == "MAILROOM_SHARED_SLOTS") return {0, 1u << 16};
   if (env == "MAILROOM_CREDITS") return {1, 1u << 12};
   if (env == "MAILROOM_RECEIVES_POSTED") return {1, 1u << 16};
   if (env == "MAILROOM_BUDGET_BYTES") return {1ull << 16, 1ull << 50};

@@ -64,10 +64,12 @@ int main(int argc, char** argv) {
   const long long pool = j["memory"].value("aggregation_peak_bytes_max_pe", -1LL);
   expect(pool > 0 && pool <= j["config"].value("budget_bytes", 0LL),
          "aggregation peak missing or above the budget");
-  const long long slots = j["config"].value("shared_slots_per_pair", -1LL);
-  expect(slots >= 0 && slots <= j["config"].value("shared_slots", -1LL) &&
-             (slots & (slots - 1)) == 0,
-         "shared_slots_per_pair missing, above shared_slots or not a power of two");
+  const long long slots = j["config"].value("pool_slots", -1LL);
+  expect(slots >= 0 && slots <= j["config"].value("shared_slots", -1LL) * std::max(pes - 1, 4),
+         "pool_slots missing or above shared_slots per other PE");
+  const long long node_buffer = j["config"].value("node_buffer_bytes", -1LL);
+  expect(node_buffer >= 256 && node_buffer <= j["config"].value("buffer_bytes", -1LL),
+         "node_buffer_bytes missing, below 256 or above buffer_bytes");
   const auto& vs = j["variants"];
   expect(vs.is_array() && vs.size() == variants.size(), "variants has the wrong length");
   for (std::size_t i = 0; i < variants.size() && i < vs.size(); ++i) {

@@ -1,6 +1,8 @@
 // Checks a capacity plan written by `mailroom-bench plan --json`: its parts add up, node routing
 // has the few network peers and lanes the routing promises, and what fits is what the budget
-// holds. Usage: validate_plan_json FILE PES PER_NODE MAILBOXES
+// holds; and, given MOST_MIB > 0, that node routing reserves at most that per PE with every mailbox
+// in the shared pool and network buffers of at least 8 KiB. Usage: validate_plan_json FILE PES
+// PER_NODE MAILBOXES [MOST_MIB]
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -18,8 +20,8 @@ void expect(bool ok, const std::string& what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    std::fprintf(stderr, "usage: %s FILE PES PER_NODE MAILBOXES\n", argv[0]);
+  if (argc != 5 && argc != 6) {
+    std::fprintf(stderr, "usage: %s FILE PES PER_NODE MAILBOXES [MOST_MIB]\n", argv[0]);
     return 2;
   }
   std::ifstream in(argv[1]);
@@ -71,6 +73,17 @@ int main(int argc, char** argv) {
            "node routing reserves no less than direct");
     expect(j.value("auto", std::string()) == (pes > 64 && per_node > 1 ? "node" : "direct"),
            "auto is not what the runtime would pick");
+  }
+  if (const long long most = argc == 6 ? std::stoll(argv[5]) : 0; most > 0) {
+    expect(node["bytes"].value("total", most << 20) <= most << 20,
+           "node: more than " + std::to_string(most) + " MiB per PE");
+    expect(node.value("mailboxes_in_slots", 0LL) == std::stoll(argv[4]),
+           "node: not every mailbox has its lanes within the node in the shared pool");
+    expect(j["config"].value("buffer_bytes", 0LL) >= 8 << 10,
+           "buffers between nodes below 8 KiB: their payload cannot reach 8 KiB");
+    expect(j["config"].value("pool_slots", 0LL) > 0 &&
+               j["config"].value("node_buffer_bytes", 0LL) >= 256,
+           "the shared pool is missing from the plan's configuration");
   }
   if (failures == 0) std::printf("plan JSON valid (%lld PEs, %lld per node)\n", pes, per_node);
   return failures == 0 ? 0 : 1;

@@ -186,13 +186,14 @@ int main(int argc, char** argv) {
     std::printf("rank %d: wait() returned but the selector is not finished\n", me);
     ++failures;
   }
-  // Buffers to the other PEs of this node go through the slots shared with them, unless there
-  // are none (MAILROOM_SHARED_SLOTS=0, or one PE per node); then every buffer goes through MPI.
+  // Buffers to the other PEs of this node go through the shared pool's slots (those of the
+  // mailboxes it has room for), unless there are none (MAILROOM_SHARED_SLOTS=0, one PE per
+  // node, or a pool too small for any mailbox); then every buffer goes through MPI.
   const auto& ex = mr::detail::exchange::get();
-  const bool sharing = ex.shared_slots() > 0;
+  const bool sharing = ex.shared_slots() > 0 && ex.conveyors_in_slots() > 0 && mr::num_pes() > 1;
   if (sharing ? ex.handed_over() == 0 : ex.handed_over() != 0) {
     std::printf("rank %d: %llu buffers handed over in shared memory, %llu through MPI, with %u "
-                "shared slots per pair\n",
+                "slots in the shared pool\n",
                 me, static_cast<unsigned long long>(ex.handed_over()),
                 static_cast<unsigned long long>(ex.sent_through_mpi()), ex.shared_slots());
     ++failures;

@@ -102,7 +102,9 @@ TEST(Routes, EveryItemReachesItsDestinationInAtMostThreeHops) {
                                 << d << " goes astray";
         EXPECT_LE(p.size(), 4u);
         // Within a node: straight there.
-        if (s / per_node == d / per_node) EXPECT_EQ(p.size(), 2u);
+        if (s / per_node == d / per_node) {
+          EXPECT_EQ(p.size(), 2u);
+        }
       }
     expect_links_agree(r);
   }

@@ -666,7 +666,17 @@ class conveyor_core {
   std::array<std::uint32_t, 2> forward_at_{};
   std::array<std::uint32_t, 2> run_left_{}, run_tag_{};  // records: the run being forwarded
   bool forward_queue(std::size_t q) noexcept;
-  std::uint32_t credits_;
+  exchange::reservation taken_;  // slots or heap, and the credits
+  // Per lane: where its buffers come from and how many may be out. A lane to a PE of this node
+  // fills a shared slot of node_capacity bytes when the conveyor's node lanes are in slots; its
+  // fill's buf then points `offset` = capacity - node_capacity bytes before the buffer, so that
+  // the sends' one compare against capacity_ holds for every lane.
+  struct lane_limit {
+    std::uint32_t offset = 0;
+    std::uint32_t credits = 0;
+    bool slot = false;
+  };
+  std::vector<lane_limit> limits_;
   std::deque<arrival> arrivals_;
   std::int64_t sent_items_ = 0, received_items_ = 0, processed_items_ = 0, forwarded_items_ = 0;
   std::uint64_t refused_ = 0;

@@ -46,15 +46,35 @@ class exchange final : public transport::channel_sink {
   [[nodiscard]] static exchange& get() noexcept { return *instance_; }
 
   [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
+  /// Capacity of a lane to a PE of this node when its mailbox fills shared slots
+  /// (MAILROOM_NODE_BUFFER_BYTES; detail/memory_plan.hpp: node_buffer_bytes), at most capacity();
+  /// capacity() when there is no pool.
+  [[nodiscard]] std::size_t node_capacity() const noexcept { return node_capacity_; }
+  /// The setting that bounds a message's size (the smaller buffer), for error messages.
+  [[nodiscard]] const char* size_setting() const noexcept {
+    return node_capacity_ < capacity_ ? "MAILROOM_NODE_BUFFER_BYTES" : "MAILROOM_BUFFER_BYTES";
+  }
+  /// Whether PE p shares this PE's node memory (this PE included).
+  [[nodiscard]] bool on_node(int p) const noexcept {
+    return node_index_[static_cast<std::size_t>(p)] >= 0;
+  }
   [[nodiscard]] int me() const noexcept { return me_; }
   [[nodiscard]] int pes() const noexcept { return pes_; }
-  /// Takes a new conveyor's worst-case share of the memory budget and returns its credits (the
-  /// buffers it may have unacknowledged per lane): MAILROOM_CREDITS, or fewer when the budget
-  /// left cannot hold them (detail/memory_plan.hpp: mailbox_reservation over its routes).
-  /// Returns 0, reserving nothing, when not even c = 1 fits.
-  std::uint32_t reserve_credits(const routes& r) noexcept;
-  /// Gives back what reserve_credits took.
-  void release_credits(const routes& r, std::uint32_t c) noexcept;
+  /// What a conveyor reserved: whether its lanes to the PEs of this node fill shared slots (then
+  /// with node_credits each, from the pool; else from the heap like the others), and the credits
+  /// of its lanes from the heap (the buffers each may have unacknowledged).
+  struct reservation {
+    bool in_slots = false;
+    std::uint32_t node_credits = 0;
+    std::uint32_t credits = 0;
+  };
+  /// Takes a new conveyor's worst case: slots from the pool if they are left (every PE of a node
+  /// decides alike), and its share of the budget with MAILROOM_CREDITS, or fewer when the budget
+  /// left cannot hold them (detail/memory_plan.hpp). credits is 0, reserving nothing, when not
+  /// even c = 1 fits.
+  reservation reserve(const routes& r) noexcept;
+  /// Gives back what reserve took.
+  void release(const routes& r, const reservation& taken) noexcept;
   /// The part of the budget that no conveyor and no posted receive has reserved.
   [[nodiscard]] std::size_t budget_left() const noexcept { return budget_ - reserved_; }
 
@@ -65,10 +85,10 @@ class exchange final : public transport::channel_sink {
 
   /// A buffer of this PE's own (the pool).
   std::byte* acquire() noexcept;
-  /// A buffer to fill for `dest`: for another PE of this node, one of the slots this PE shares
-  /// with it when one is free (send() then hands it over without a copy), else acquire().
-  std::byte* acquire_for(int dest) noexcept;
-  /// Gives back a buffer of this PE (from acquire or acquire_for).
+  /// A free slot of this PE's shared pool, to fill for `dest`, a PE of the node (send() then
+  /// hands it over without a copy), or nullptr if none is free.
+  std::byte* acquire_slot(int dest) noexcept;
+  /// Gives back a buffer of this PE (from acquire or acquire_slot).
   void release(std::byte* buf) noexcept;
   /// Gives back a buffer that arrived from `source` without handling it (a shared slot goes back
   /// to its sender).
@@ -144,8 +164,10 @@ class exchange final : public transport::channel_sink {
   [[nodiscard]] std::string describe_early() const;
   /// Bytes of the exchange's per-PE arrays in a job of `pes` PEs (detail/memory_plan.hpp).
   [[nodiscard]] static std::size_t per_pe_bytes(int pes) noexcept;
-  /// Shared slots per pair of PEs on this node (0: none).
+  /// Slots in this PE's shared pool (0: none).
   [[nodiscard]] std::uint32_t shared_slots() const noexcept { return slots_; }
+  /// Conveyors so far whose node lanes were in the pool's slots.
+  [[nodiscard]] std::uint64_t conveyors_in_slots() const noexcept { return in_slots_; }
 
   ~exchange();
 
@@ -161,32 +183,28 @@ class exchange final : public transport::channel_sink {
   [[noreturn]] void mismatch(int source, const buffer_header& h, const conveyor_core& c) const;
   void start_shared(const config& cfg);
   bool poll_shared() noexcept;
-  [[nodiscard]] bool own_slot(const std::byte* buf) const noexcept {
-    return buf >= my_part_ && buf < my_part_ + part_bytes_;
-  }
 
-  // Buffers shared with the other PEs of this node. Each PE's part of the node memory holds,
-  // per PE of the node (by index among them), `slots_` buffers it fills for that PE and the
-  // ring through which it hands them over and gets them back (docs/design.md).
+  // Buffers shared with the other PEs of this node. Each PE's part of the node memory holds a
+  // hand-over ring per PE of the node (by index among them), then its pool of slots_ slots,
+  // which it fills for any of them (docs/design.md, shared memory).
   struct ring;
-  struct outgoing {  // this PE's slots for one PE of the node
+  struct outgoing {  // the ring to one PE of the node
     ring* r = nullptr;
-    std::byte* slots = nullptr;
-    std::vector<std::uint32_t> free;  // slots used before that this PE may fill again
-    std::uint32_t fresh = 0;          // slots fresh..slots_-1 have never been used
-    std::uint32_t published = 0;      // slots handed over so far
-    std::uint32_t reclaimed = 0;      // slots taken back so far
+    std::uint32_t published = 0;  // slots handed over so far
+    std::uint32_t reclaimed = 0;  // slots taken back so far
   };
-  struct incoming {  // another PE's slots for this PE
+  struct incoming {  // another PE's ring and slots for this PE
     ring* r = nullptr;
     std::byte* slots = nullptr;
     int source = 0;
     std::uint32_t taken = 0;  // slots received so far
   };
-  [[nodiscard]] std::byte* pair_base(std::byte* part, int index) const noexcept;
-  void reclaim(int dest) noexcept;
-  [[nodiscard]] std::uint32_t slot_of(const outgoing& o, const std::byte* buf) const noexcept {
-    return static_cast<std::uint32_t>(static_cast<std::size_t>(buf - o.slots) / capacity_);
+  [[nodiscard]] std::byte* pair_base(std::byte* part, int index) const noexcept {
+    return part + static_cast<std::size_t>(index) * ring_bytes_;
+  }
+  void reclaim(outgoing& o, int dest) noexcept;
+  [[nodiscard]] std::uint32_t slot_of(const std::byte* buf) const noexcept {
+    return static_cast<std::uint32_t>(static_cast<std::size_t>(buf - my_slots_) / node_capacity_);
   }
   // Slots returned, whose conveyors are yet to be credited (by progress: not from inside a
   // conveyor's own call): conveyor id with the link class in its top bits (as in an
@@ -200,17 +218,26 @@ class exchange final : public transport::channel_sink {
   void start_routes(const config& cfg);
   [[nodiscard]] std::uint32_t* back_of(void* r) const noexcept;
   std::unique_ptr<transport::node_memory> node_;
-  std::uint32_t slots_ = 0;     // per pair of PEs on this node (a power of two); 0: none
-  std::uint32_t mask_ = 0;      // slots_ - 1
-  std::size_t back_offset_ = 0;  // of a ring's back half from its sent half
+  std::uint32_t slots_ = 0;       // in this PE's pool; 0: none
+  std::uint32_t ring_size_ = 0;   // entries of a ring (a power of two)
+  std::uint32_t mask_ = 0;        // ring_size_ - 1
+  std::size_t back_offset_ = 0;   // of a ring's back half from its sent half
   std::uint64_t handed_over_ = 0, sent_through_mpi_ = 0, ends_sent_ = 0;
-  std::size_t pair_bytes_ = 0;  // a ring and its slots
   std::size_t ring_bytes_ = 0;
-  std::byte* my_part_ = nullptr;
-  std::size_t part_bytes_ = 0;
+  std::size_t node_capacity_ = 0;
+  std::uint32_t node_credits_ = 0;
+  std::uint32_t slot_need_ = 0;      // slots a conveyor takes from the pool (the most of any PE)
+  std::uint32_t slots_reserved_ = 0;
+  std::uint64_t in_slots_ = 0;
+  std::byte* my_slots_ = nullptr;
+  std::vector<std::uint32_t> free_slots_;  // slots used before that this PE may fill again
+  std::uint32_t fresh_slots_ = 0;          // slots fresh_slots_..slots_-1 were never used
+  [[nodiscard]] bool own_slot(const std::byte* buf) const noexcept {
+    return buf >= my_slots_ && buf < my_slots_ + std::size_t{slots_} * node_capacity_;
+  }
   std::vector<int> node_index_;    // by world rank: index among this node's PEs, -1 elsewhere
   std::vector<int> node_pes_;      // world ranks of this node's PEs, by index
-  std::vector<outgoing> out_;      // by world rank (r == nullptr: no slots)
+  std::vector<outgoing> out_;      // by index among this node's PEs
   std::vector<incoming> in_;       // the other PEs of this node
 
   static exchange* instance_;

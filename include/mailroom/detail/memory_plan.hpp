@@ -1,32 +1,77 @@
-// What aggregation reserves per PE, as functions of the routing, the buffer size and the
-// credits: the runtime sizes its mailboxes and shared slots with these, and the capacity plan
-// (`mailroom-bench plan`) calls them for machines it is not running on. Not API.
+// What aggregation reserves per PE, as functions of the routing, the node, the buffer sizes and
+// the credits: the runtime sizes its mailboxes and its shared pool with these, and the capacity
+// plan (`mailroom-bench plan`) calls them for machines it is not running on. Not API.
+//
+// A mailbox's lanes to the PEs of its node (itself included) fill slots of the PE's shared pool
+// when the pool has room for them (its "slot lanes"): small buffers, few credits, and nothing
+// reserved on the receiving side, whose handlers read the sender's slot in place. Its other
+// lanes, and all of them when the pool is full, take heap buffers from the budget: per lane one
+// filling and c unacknowledged, per link in c arrived and unhandled (docs/design.md, memory).
 #pragma once
 
 #include "mailroom/detail/routes.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace mailroom::detail {
 
-/// Bytes a mailbox over routes `r` reserves with c credits (buffers of `capacity` bytes): per
-/// lane one buffer filling and c sent and unacknowledged, per link into this PE c arrived and
-/// unhandled (or waiting to be forwarded). The own PE's lanes count both ways (2c waiting).
-[[nodiscard]] std::size_t mailbox_reservation(const routes& r, std::size_t capacity,
-                                              std::uint32_t c) noexcept;
+/// A mailbox's lanes and links in, split by where they lead: to this PE, to other PEs of its
+/// node, to other nodes.
+struct mailbox_shape {
+  std::size_t self_lanes = 0, node_lanes = 0, far_lanes = 0;
+  std::size_t node_links_in = 0, far_links_in = 0;  // from other PEs (this one not counted)
+};
+/// The shape of a mailbox over routes `r`; `on_node(p)` tells whether PE p shares this PE's node
+/// memory.
+template <class OnNode>
+[[nodiscard]] mailbox_shape shape_of(const routes& r, OnNode&& on_node) {
+  mailbox_shape s;
+  for (const int p : r.peer) (p == r.me ? s.self_lanes : on_node(p) ? s.node_lanes : s.far_lanes)++;
+  for (const auto& peers : r.in_peers)
+    for (const int p : peers)
+      if (p != r.me) (on_node(p) ? s.node_links_in : s.far_links_in)++;
+  return s;
+}
+
+/// Bytes a buffer of a lane to a PE of the node holds when it is a slot: MAILROOM_NODE_BUFFER_BYTES
+/// if set (`wanted`), else 128 KiB / node_size, at least 4 KiB: what a PE fills for the whole node
+/// stays the same as nodes grow. At most `capacity`; a multiple of 64.
+[[nodiscard]] std::size_t node_buffer_bytes(std::uint64_t wanted, int node_size,
+                                            std::size_t capacity) noexcept;
+/// Credits of a slot lane: 16 / node_size, at least 1, at most `credits`. A PE of a large node
+/// has many slot lanes, and what keeps the node's memory busy is the buffers in flight over all
+/// of them, not per lane.
+[[nodiscard]] std::uint32_t node_credits(int node_size, std::uint32_t credits) noexcept;
+/// Slots per other PE of the node in a PE's shared pool: `wanted` (MAILROOM_SHARED_SLOTS), fewer
+/// if the pool would take more than an eighth of the budget. (The PEs of a node take the least
+/// of theirs: they lay out their parts alike.)
+[[nodiscard]] std::uint64_t pool_per_peer(std::uint64_t wanted, std::size_t budget,
+                                          int node_size, std::size_t node_capacity) noexcept;
+/// Slots of a PE's shared pool: `per_peer` per other PE of its node (as for 4 others on smaller
+/// nodes); 0 with one PE on the node.
+[[nodiscard]] std::uint32_t pool_slots(std::uint64_t per_peer, int node_size) noexcept;
+/// Entries of a hand-over ring for a pool of `slots`: a power of two, at most 256.
+[[nodiscard]] std::uint32_t ring_entries(std::uint32_t slots) noexcept;
+/// Bytes of one hand-over ring of `entries`.
+[[nodiscard]] std::size_t ring_bytes(std::uint32_t entries) noexcept;
+/// Bytes of a PE's part of the node memory: a ring per PE of the node, then the slots.
+[[nodiscard]] std::size_t pool_bytes(std::uint32_t slots, int node_size,
+                                     std::size_t node_capacity) noexcept;
+/// Slots a mailbox takes from its PE's pool with c_node credits per slot lane: one filling and
+/// c_node handed over per lane, 2 c_node arrived for the own PE.
+[[nodiscard]] std::size_t mailbox_slots(const mailbox_shape& s, std::uint32_t c_node) noexcept;
+/// Heap bytes a mailbox reserves with c credits (buffers of `capacity` bytes): only the lanes to
+/// and links from other nodes when its node lanes are in slots, else every lane and link in (the
+/// own PE's lanes count both ways: 2c arrived).
+[[nodiscard]] std::size_t mailbox_reservation(const mailbox_shape& s, std::size_t capacity,
+                                              std::uint32_t c, bool in_slots) noexcept;
 /// The credits a new mailbox gets when `left` bytes of the budget are free: `most`, or fewer
 /// if they do not fit; 0 (reserving nothing) when not even one does.
-[[nodiscard]] std::uint32_t credits_that_fit(const routes& r, std::size_t capacity,
-                                             std::size_t left, std::uint32_t most) noexcept;
-/// Shared-memory slots per pair of PEs on a node of `node_size` PEs: `wanted` (at most 65,536),
-/// fewer if all of a PE's would take more than an eighth of the budget, rounded down to a power
-/// of two; 0 with one PE on the node.
-[[nodiscard]] std::uint32_t shared_slots_per_pair(std::uint64_t wanted, std::size_t budget,
-                                                  int node_size, std::size_t capacity) noexcept;
-/// Bytes those slots reserve per PE (the buffers it fills for the other PEs of its node).
-[[nodiscard]] std::size_t shared_slot_reservation(std::uint32_t slots, int node_size,
-                                                  std::size_t capacity) noexcept;
+[[nodiscard]] std::uint32_t credits_that_fit(const mailbox_shape& s, std::size_t capacity,
+                                             std::size_t left, std::uint32_t most,
+                                             bool in_slots) noexcept;
 /// Bytes of a mailbox's bookkeeping per lane and per PE (fill state, counters, credits, end of
 /// stream), with delta records (lambda mailboxes) or without.
 [[nodiscard]] std::size_t mailbox_table_bytes(const routes& r, bool delta_records) noexcept;
