@@ -82,7 +82,8 @@ routing_plan plan_for(routing r, const config& cfg, const node_plan& node, int p
     p.shared = detail::pool_bytes(node.slots, node.size, node.node_capacity);
     // Mailboxes take their reservations in turn, as the runtime's: slots while the pool lasts,
     // and from what the budget leaves.
-    std::size_t reserved = p.receives + p.shared, slots_taken = 0;
+    // (A pool too small for any mailbox stays unused, and is not reserved from the budget.)
+    std::size_t reserved = p.receives + (slot_need <= node.slots ? p.shared : 0), slots_taken = 0;
     for (int m = 0; m < mailboxes; ++m) {
       const bool in_slots = node.slots > 0 && slots_taken + slot_need <= node.slots;
       const std::size_t left = cfg.budget_bytes > reserved ? cfg.budget_bytes - reserved : 0;

@@ -168,7 +168,7 @@ void conveyor_core::bad_forward(int source, std::uint32_t dest) const noexcept {
 bool conveyor_core::push_whole_routed(int dest, const std::uint32_t& tag, const void* payload,
                                       std::size_t n, std::size_t stride) noexcept {
   const std::uint32_t h = rt_.hop[static_cast<std::size_t>(dest)];
-  const auto li = static_cast<int>(h & ~routes::k_prefixed);
+  const int li = routes::lane_of_hop(h);
   if ((h & routes::k_prefixed) != 0)
     return put_record(li, tag, static_cast<std::uint32_t>(dest), payload, n, false, 0, stride);
   lane& ln = lanes_[static_cast<std::size_t>(li)];
@@ -277,9 +277,7 @@ bool conveyor_core::flush(bool force) {
 }
 
 void conveyor_core::credit(int peer, std::uint32_t cls) noexcept {
-  const std::int32_t lane_no = cls < k_link_classes
-                                ? rt_.lane_of[cls][static_cast<std::size_t>(peer)]
-                                : -1;
+  const int lane_no = rt_.lane(cls, peer);
   MAILROOM_CHECK(lane_no >= 0 && outstanding_[static_cast<std::size_t>(lane_no)] > 0,
                  "mailbox #{}: an acknowledgement from PE {} (link class {}) for no buffer sent",
                  id_, peer, cls);
@@ -337,10 +335,33 @@ int conveyor_core::next_lane(std::size_t q, int source, std::uint32_t dest) cons
   // From a transit lane to the network lane for the destination's node, as it came; from the
   // network to the destination, with its origin only.
   if (MAILROOM_UNLIKELY(dest >= static_cast<std::uint32_t>(rt_.pes))) bad_forward(source, dest);
-  const int lane_no = q == 1 ? static_cast<int>(rt_.hop[dest] & ~routes::k_prefixed)
-                             : rt_.lane_of[k_delivery][dest];
+  const int lane_no = q == 1 ? routes::lane_of_hop(rt_.hop[dest])
+                             : rt_.lane(k_delivery, static_cast<int>(dest));
   if (MAILROOM_UNLIKELY(lane_no < 0)) bad_forward(source, dest);
   return lane_no;
+}
+
+std::uint32_t conveyor_core::transit_hop(int source, std::uint32_t dest) const noexcept {
+  if (MAILROOM_UNLIKELY(dest >= static_cast<std::uint32_t>(rt_.pes))) bad_forward(source, dest);
+  const std::uint32_t h = rt_.hop[dest];
+  if (MAILROOM_UNLIKELY((h & routes::k_prefixed) == 0 ||
+                        rt_.cls[static_cast<std::size_t>(routes::lane_of_hop(h))] != k_network))
+    bad_forward(source, dest);
+  return h;
+}
+
+std::uint32_t conveyor_core::transit_origin(int source) const noexcept {
+  // A PE of this node: its own items' hop is its final lane, whose index is its index here.
+  const std::uint32_t h = rt_.hop[static_cast<std::size_t>(source)];
+  if (MAILROOM_UNLIKELY((h & routes::k_prefixed) != 0)) bad_forward(source, 0);
+  return h;
+}
+
+const std::vector<int>& conveyor_core::far_members_of(int source) const noexcept {
+  const auto& in = rt_.in_peers[k_network];
+  for (std::size_t k = 0; k < in.size(); ++k)
+    if (in[k] == source) return rt_.far_members[k];
+  bad_forward(source, 0);
 }
 
 void conveyor_core::forwarded_front(std::size_t q) {

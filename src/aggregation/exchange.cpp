@@ -180,6 +180,9 @@ void exchange::start_shared(const config& cfg) {
   const mailbox_shape shape = shape_of(routes_, [&](int p) { return on_node(p); });
   const std::size_t need = slots_ > 0 ? mailbox_slots(shape, node_credits_) : 0;
   slot_need_ = static_cast<std::uint32_t>(transport::allreduce_max(static_cast<std::int64_t>(need)));
+  // A pool too small for any conveyor stays unused: its pages are never touched, and the budget
+  // it was reserved from goes back to the heap.
+  if (slots_ > 0 && slot_need_ > slots_) reserved_ -= part;
   node_->node_barrier();  // every ring is in place before anyone hands over a slot
 }
 

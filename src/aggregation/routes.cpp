@@ -11,11 +11,32 @@ namespace {
 int add_lane(routes& r, int peer, link_class c) {
   r.peer.push_back(peer);
   r.cls.push_back(static_cast<std::uint8_t>(c));
-  const int lane = r.lanes() - 1;
-  r.lane_of[c][static_cast<std::size_t>(peer)] = lane;
-  return lane;
+  return r.lanes() - 1;
 }
 }  // namespace
+
+int routes::lane(std::uint32_t c, int p) const noexcept {
+  if (p < 0 || p >= pes) return -1;
+  const std::uint32_t h = hop[static_cast<std::size_t>(p)];
+  if (!routed) return c == k_final ? static_cast<int>(h) : -1;
+  // A PE of this node: its own items' hop is its final lane, whose number is its index here.
+  const bool here = (h & k_prefixed) == 0;
+  const int i = static_cast<int>(h);
+  switch (c) {
+    case k_final:
+      return here ? i : -1;
+    case k_transit:
+      return here && transit_base >= 0 && p != me ? transit_base + (i < my_local ? i : i - 1) : -1;
+    case k_delivery:
+      return here && delivery_base >= 0 ? delivery_base + i : -1;
+    case k_network:
+      for (int l = network_base; l < lanes(); ++l)
+        if (peer[static_cast<std::size_t>(l)] == p) return l;
+      return -1;
+    default:
+      return -1;
+  }
+}
 
 routing resolve_routing(routing wanted, int pes, int nodes, int widest) noexcept {
   if (wanted != routing::automatic) return wanted;
@@ -35,7 +56,6 @@ routes routes::direct(int me, int pes) {
   routes r;
   r.me = me;
   r.pes = pes;
-  for (auto& v : r.lane_of) v.assign(static_cast<std::size_t>(pes), -1);
   r.hop.resize(static_cast<std::size_t>(pes));
   for (int p = 0; p < pes; ++p) {
     r.hop[static_cast<std::size_t>(p)] = static_cast<std::uint32_t>(add_lane(r, p, k_final));
@@ -77,30 +97,42 @@ routes routes::node(int me, const std::vector<int>& node_of, const std::vector<i
   r.routed = true;
   r.me = me;
   r.pes = pes;
-  for (auto& v : r.lane_of) v.assign(static_cast<std::size_t>(pes), -1);
   // Final lanes to every PE of the node (this one included); when there are other nodes,
   // transit lanes to the others and delivery lanes to all, then a network lane per node whose
   // link this PE owns.
+  r.my_local = i;
+  r.node_members = mine;
   for (int p : mine) add_lane(r, p, k_final);
   if (nodes > 1) {
+    r.transit_base = r.lanes();
     for (int p : mine)
       if (p != me) add_lane(r, p, k_transit);
+    r.delivery_base = r.lanes();
     for (int p : mine) add_lane(r, p, k_delivery);
   }
+  r.network_base = r.lanes();
+  std::vector<int> network_lane(static_cast<std::size_t>(nodes), -1);  // by far node
   for (int b = 0; b < nodes; ++b)
-    if (b != a && b % size == i) add_lane(r, members[static_cast<std::size_t>(b)][static_cast<std::size_t>(a % size_of(b))], k_network);
+    if (b != a && b % size == i)
+      network_lane[static_cast<std::size_t>(b)] = add_lane(
+          r, members[static_cast<std::size_t>(b)][static_cast<std::size_t>(a % size_of(b))],
+          k_network);
 
+  MAILROOM_CHECK(r.lanes() < (1 << routes::k_lane_bits) && size <= 0x10000,
+                 "node routing: {} lanes on a node of {} PEs, more than its tables hold (use "
+                 "smaller nodes: MAILROOM_NODE_SIZE)", r.lanes(), size);
   r.hop.resize(static_cast<std::size_t>(pes));
   for (int q = 0; q < pes; ++q) {
     const int b = node_of[static_cast<std::size_t>(q)];
     std::uint32_t h = 0;
     if (b == a) {
-      h = static_cast<std::uint32_t>(r.lane_of[k_final][static_cast<std::size_t>(q)]);
+      h = static_cast<std::uint32_t>(local_of[static_cast<std::size_t>(q)]);  // its final lane
     } else {
       const int owner = mine[static_cast<std::size_t>(b % size)];
-      const int partner = members[static_cast<std::size_t>(b)][static_cast<std::size_t>(a % size_of(b))];
-      h = k_prefixed | static_cast<std::uint32_t>(owner == me ? r.lane_of[k_network][static_cast<std::size_t>(partner)]
-                                                              : r.lane_of[k_transit][static_cast<std::size_t>(owner)]);
+      h = k_prefixed |
+          static_cast<std::uint32_t>(local_of[static_cast<std::size_t>(q)]) << k_lane_bits |
+          static_cast<std::uint32_t>(owner == me ? network_lane[static_cast<std::size_t>(b)]
+                                                 : r.transit_base + (b % size < i ? b % size : b % size - 1));
     }
     r.hop[static_cast<std::size_t>(q)] = h;
   }
@@ -115,8 +147,10 @@ routes routes::node(int me, const std::vector<int>& node_of, const std::vector<i
     r.in_peers[k_delivery] = mine;
   }
   for (int c = 0; c < nodes; ++c)
-    if (c != a && c % size == i)
+    if (c != a && c % size == i) {
       r.in_peers[k_network].push_back(members[static_cast<std::size_t>(c)][static_cast<std::size_t>(a % size_of(c))]);
+      r.far_members.push_back(members[static_cast<std::size_t>(c)]);
+    }
   return r;
 }
 

@@ -42,7 +42,11 @@ std::vector<routes> all_routes(const layout& l) {
 std::vector<int> path(const std::vector<routes>& r, int src, int dest) {
   std::vector<int> hops{src};
   const std::uint32_t h = r[src].hop[dest];
-  int lane = static_cast<int>(h & ~routes::k_prefixed);
+  int lane = routes::lane_of_hop(h);
+  // A prefixed hop also names the destination's index on its node (its position there).
+  if ((h & routes::k_prefixed) != 0 &&
+      r[dest].node_members[routes::local_of_hop(h)] != dest)
+    return {};
   int at = r[src].peer[lane];
   auto cls = r[src].cls[lane];
   if (((h & routes::k_prefixed) != 0) != (cls == k_transit || cls == k_network)) return {};
@@ -51,10 +55,10 @@ std::vector<int> path(const std::vector<routes>& r, int src, int dest) {
     if (cls == k_final || cls == k_delivery) return at == dest ? hops : std::vector<int>{};
     const routes& here = r[at];
     if (cls == k_transit) {
-      lane = static_cast<int>(here.hop[dest] & ~routes::k_prefixed);
+      lane = routes::lane_of_hop(here.hop[dest]);
       if (here.cls[lane] != k_network) return {};
     } else {
-      lane = here.lane_of[k_delivery][dest];
+      lane = here.lane(k_delivery, dest);
       if (lane < 0) return {};
     }
     cls = here.cls[lane];
@@ -79,6 +83,21 @@ void expect_links_agree(const std::vector<routes>& r) {
     }
 }
 
+// lane(c, p), computed from the hop table and the lane order, is the lane of class c to p that
+// the lane list holds, or -1 where it holds none.
+void expect_lane_lookup(const std::vector<routes>& r) {
+  const int pes = static_cast<int>(r.size());
+  for (int x = 0; x < pes; ++x)
+    for (int c = 0; c < k_link_classes; ++c)
+      for (int p = 0; p < pes; ++p) {
+        int want = -1;
+        for (int l = 0; l < r[x].lanes(); ++l)
+          if (r[x].peer[l] == p && r[x].cls[l] == c) want = l;
+        EXPECT_EQ(r[x].lane(static_cast<std::uint32_t>(c), p), want)
+            << "PE " << x << ", class " << c << ", to PE " << p;
+      }
+}
+
 TEST(Routes, DirectIsALanePerPe) {
   const routes r = routes::direct(3, 8);
   EXPECT_FALSE(r.routed);
@@ -89,6 +108,8 @@ TEST(Routes, DirectIsALanePerPe) {
     EXPECT_EQ(r.cls[p], k_final);
   }
   EXPECT_EQ(r.in_peers[k_final].size(), 8u);
+  expect_lane_lookup(std::vector<routes>{routes::direct(0, 3), routes::direct(1, 3),
+                                         routes::direct(2, 3)});
 }
 
 TEST(Routes, EveryItemReachesItsDestinationInAtMostThreeHops) {
@@ -107,6 +128,7 @@ TEST(Routes, EveryItemReachesItsDestinationInAtMostThreeHops) {
         }
       }
     expect_links_agree(r);
+    expect_lane_lookup(r);
   }
 }
 
@@ -122,6 +144,7 @@ TEST(Routes, NodesInterleavedAmongRanks) {
   for (int s = 0; s < 10; ++s)
     for (int d = 0; d < 10; ++d) EXPECT_FALSE(path(r, s, d).empty()) << s << " -> " << d;
   expect_links_agree(r);
+  expect_lane_lookup(r);
 }
 
 TEST(Routes, PaperScaleHasFewNetworkPeers) {

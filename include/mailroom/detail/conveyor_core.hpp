@@ -534,15 +534,23 @@ class conveyor_core {
   template <std::size_t N>
   [[gnu::noinline]] bool push_routed_copy(int dest, item_copy<N> c) noexcept {
     const std::uint32_t h = rt_.hop[static_cast<std::size_t>(dest)];
-    const auto lane_no = static_cast<int>(h & ~routes::k_prefixed);
-    if ((h & routes::k_prefixed) == 0) return put_n<N, 0>(lane_no, nullptr, c.b, false);
-    const std::uint32_t prefix[2] = {static_cast<std::uint32_t>(dest),
-                                     static_cast<std::uint32_t>(me_)};
-    return put_n<N, 2>(lane_no, prefix, c.b, false);
+    if ((h & routes::k_prefixed) == 0) return put_n<N, 0>(static_cast<int>(h), nullptr, c.b, false);
+    // Through a PE of this node: the destination; over a link this PE owns: the two indices.
+    const int lane_no = routes::lane_of_hop(h);
+    const std::uint32_t prefix =
+        rt_.cls[static_cast<std::size_t>(lane_no)] == k_transit
+            ? static_cast<std::uint32_t>(dest)
+            : network_prefix(h, static_cast<std::uint32_t>(rt_.my_local));
+    return put_n<N, 1>(lane_no, &prefix, c.b, false);
   }
-  /// Appends an item to `lane_no` after Words 4-byte prefix words (its destination and origin,
-  /// its origin, or none): N bytes, copied with fixed sizes (0: item_bytes_, copied by size at
-  /// run time). `forwarded`: an item this PE forwards (not its own), which never spills.
+  /// A typed item's prefix on a network lane: the destination's index on its node (from its
+  /// hop) and the origin's on this node, 2 bytes each.
+  static std::uint32_t network_prefix(std::uint32_t hop, std::uint32_t origin_local) noexcept {
+    return routes::local_of_hop(hop) | origin_local << 16;
+  }
+  /// Appends an item to `lane_no` after Words 4-byte prefix words (its prefix on a transit,
+  /// network or delivery lane, or none): N bytes, copied with fixed sizes (0: item_bytes_, copied
+  /// by size at run time). `forwarded`: an item this PE forwards (not its own), which never spills.
   template <std::size_t N, std::size_t Words>
   bool put_n(int lane_no, const std::uint32_t* prefix, const void* item, bool forwarded) noexcept {
     const std::size_t n = N > 0 ? N : item_bytes_;
@@ -563,10 +571,12 @@ class conveyor_core {
   /// make_room for put: a forwarded item never spills, and its refusal is not the program's.
   bool room_for(int lane_no, std::size_t need, bool forwarded) noexcept;
   /// Forwards the items of queue q (0: from the network, 1: from transit lanes) of N bytes
-  /// (0: of item_bytes_, copied by size at run time).
+  /// (0: of item_bytes_, copied by size at run time), each after its 4-byte prefix: from a
+  /// transit lane to the network lane of its destination's node with the two indices, from the
+  /// network to its destination's delivery lane with its origin PE.
   template <std::size_t N>
   bool forward_items(std::size_t q) noexcept {
-    const std::size_t stride = 8 + (N > 0 ? N : item_bytes_);
+    const std::size_t stride = 4 + (N > 0 ? N : item_bytes_);
     bool any = false;
     auto& queue = forward_[q];
     std::uint32_t& at = forward_at_[q];
@@ -574,12 +584,21 @@ class conveyor_core {
       const auto& t = queue.front();
       const std::byte* p = t.buf + k_header_bytes + at;
       const std::byte* end = t.buf + reinterpret_cast<const buffer_header*>(t.buf)->bytes;
+      // Per buffer: the sender's index on this node (transit), or its node's PEs (network).
+      const std::uint32_t from = q == 1 ? transit_origin(t.source) : 0;
+      const std::vector<int>* far = q == 0 ? &far_members_of(t.source) : nullptr;
       for (; p < end; p += stride, at += static_cast<std::uint32_t>(stride)) {
-        std::uint32_t prefix[2];
-        std::memcpy(prefix, p, sizeof prefix);
-        const int lane_no = next_lane(q, t.source, prefix[0]);
-        const bool put_it = q == 1 ? put_n<N, 2>(lane_no, prefix, p + 8, true)
-                                   : put_n<N, 1>(lane_no, prefix + 1, p + 8, true);
+        std::uint32_t w;
+        std::memcpy(&w, p, 4);
+        bool put_it;
+        if (q == 1) {
+          const std::uint32_t h = transit_hop(t.source, w);
+          const std::uint32_t prefix = network_prefix(h, from);
+          put_it = put_n<N, 1>(routes::lane_of_hop(h), &prefix, p + 4, true);
+        } else {
+          const auto [lane_no, origin] = delivery_of(t.source, w, *far);
+          put_it = put_n<N, 1>(lane_no, &origin, p + 4, true);
+        }
         if (!put_it) return any;
         any = true;
       }
@@ -587,6 +606,22 @@ class conveyor_core {
       any = true;
     }
     return any;
+  }
+  /// The hop of a typed item that came from `source` over a transit lane for `dest`: a network
+  /// lane (checked).
+  [[nodiscard]] std::uint32_t transit_hop(int source, std::uint32_t dest) const noexcept;
+  /// The index on this node of the sender of a transit buffer (checked).
+  [[nodiscard]] std::uint32_t transit_origin(int source) const noexcept;
+  /// The PEs of the node a network buffer from `source` comes from (checked).
+  [[nodiscard]] const std::vector<int>& far_members_of(int source) const noexcept;
+  /// The delivery lane and origin PE of a typed item from the network with prefix `w` (checked).
+  [[nodiscard]] std::pair<int, std::uint32_t> delivery_of(int source, std::uint32_t w,
+                                                          const std::vector<int>& far) const noexcept {
+    const std::uint32_t dest_local = w & 0xffffu, origin_local = w >> 16;
+    if (MAILROOM_UNLIKELY(dest_local >= rt_.node_members.size() || origin_local >= far.size()))
+      bad_forward(source, w);
+    return {rt_.delivery_base + static_cast<int>(dest_local),
+            static_cast<std::uint32_t>(far[origin_local])};
   }
   /// The lane an item for `dest` from queue q goes on to (checked: the job stops on one that
   /// leads nowhere from here).
@@ -605,7 +640,7 @@ class conveyor_core {
   [[gnu::noinline]] bool push_delta_routed(int dest, const std::uint32_t& tag,
                                            record_words<W> c) noexcept {
     const std::uint32_t h = rt_.hop[static_cast<std::size_t>(dest)];
-    const auto li = static_cast<int>(h & ~routes::k_prefixed);
+    const int li = routes::lane_of_hop(h);
     if ((h & routes::k_prefixed) == 0)
       return push_delta_at<W>(lanes_[static_cast<std::size_t>(li)], li, tag, c.data());
     return put_record(li, tag, static_cast<std::uint32_t>(dest), c.data(), 8 * W, false);

@@ -15,31 +15,53 @@ namespace mailroom::detail {
 
 /// What a receiver does with a buffer, by the link it came over (the wire header's flags carry
 /// it): final buffers hold the sender's own items, for the receiver's handlers; transit buffers
-/// (from a PE of the same node) and network buffers (from another node) hold items that each
-/// carry their destination and origin PEs ([dest][origin], 4 bytes each, then the item), and are
-/// forwarded: transit to the network, network to the PEs of the receiver's node in delivery
-/// buffers, whose items carry their origin ([origin], then the item) for the handlers.
+/// (from a PE of the same node) and network buffers (from another node) hold items for other
+/// PEs, and are forwarded: transit to the network, network to the PEs of the receiver's node in
+/// delivery buffers, whose items carry their origin ([origin] then the item, 4 bytes) for the
+/// handlers. Typed items carry 4 bytes on each hop: on a transit lane their destination PE (the
+/// origin is the lane's sender), on a network lane the destination's and the origin's indices
+/// on their nodes (2 bytes each: the link tells the nodes). Lambda records, whose words stay
+/// 8-byte aligned, carry [dest][origin] PEs (4 bytes each) on both.
 enum link_class : std::uint32_t { k_final = 0, k_transit = 1, k_network = 2, k_delivery = 3 };
 inline constexpr int k_link_classes = 4;
 
 struct routes {
-  /// A hop's flag: items for this destination carry it (4 bytes before the item).
+  /// A hop's flag: items for this destination go through another PE and carry a prefix.
   static constexpr std::uint32_t k_prefixed = 1u << 31;
+  /// A prefixed hop holds its lane in its low k_lane_bits bits and the destination's index on
+  /// its node in the 16 above (node routing has fewer lanes; routes::node checks).
+  static constexpr std::uint32_t k_lane_bits = 15;
+  [[nodiscard]] static int lane_of_hop(std::uint32_t h) noexcept {
+    return static_cast<int>((h & k_prefixed) != 0 ? h & ((1u << k_lane_bits) - 1) : h);
+  }
+  [[nodiscard]] static std::uint32_t local_of_hop(std::uint32_t h) noexcept {
+    return (h >> k_lane_bits) & 0xffffu;
+  }
 
   bool routed = false;  ///< node routing (else direct: lane d leads to PE d, every lane final)
   int me = 0;
   int pes = 1;
-  /// Per destination PE: the lane this PE's own items go to, | k_prefixed when they carry their
-  /// destination and origin. Items forwarded from the transit lanes follow it too; those from
-  /// the network go to lane_of[k_delivery].
+  /// Per destination PE: the lane this PE's own items go to, | k_prefixed when they go through
+  /// another PE. Items forwarded from the transit lanes follow it too; those from the network go
+  /// to the delivery lanes.
   std::vector<std::uint32_t> hop;
   std::vector<int> peer;           ///< per lane: the PE it leads to
   std::vector<std::uint8_t> cls;   ///< per lane: its link_class
-  /// Per class, per PE: the lane of that class to that PE, or -1.
-  std::array<std::vector<std::int32_t>, k_link_classes> lane_of;
   /// Per class: the PEs whose lane of that class leads here (this PE itself among the final
   /// ones: its own items count like any link's).
   std::array<std::vector<int>, k_link_classes> in_peers;
+  /// Node routing: this PE's index on its node, the PEs of its node by index, the first transit
+  /// and delivery lanes (they follow in that order; -1: none), the first network lane (they
+  /// come last), and per network link in (in_peers[k_network] order) the PEs of the node it
+  /// comes from, by index.
+  int my_local = 0;
+  std::vector<int> node_members;
+  int transit_base = -1, delivery_base = -1, network_base = 0;
+  std::vector<std::vector<int>> far_members;
+
+  /// The lane of class c to PE `peer`, or -1 (from the hop table and the lane order: no table
+  /// per PE and class).
+  [[nodiscard]] int lane(std::uint32_t c, int peer) const noexcept;
 
   [[nodiscard]] int lanes() const noexcept { return static_cast<int>(peer.size()); }
   /// PEs of other nodes this PE sends to or receives from directly.
