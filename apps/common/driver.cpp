@@ -110,7 +110,8 @@ std::vector<traffic_summary> summarise_traffic(const std::vector<variant_result>
       }
     t.network_buffers = transport::allreduce_sum(net_buffers) / n;
     t.network_bytes = transport::allreduce_sum(net_bytes) / n;
-    t.mean_fill = mean_fill(t.bytes, t.buffers, buffer_payload_bytes());
+    const std::int64_t room = transport::allreduce_sum(r.traffic.room_sent) / n;
+    t.mean_fill = room > 0 ? static_cast<double>(t.bytes) / static_cast<double>(room) : 0.0;
     t.credit_wait_s_max_pe =
         transport::allreduce_max_double(r.traffic.credit_wait_seconds / static_cast<double>(n));
     if (P <= k_most_pes_with_links) {

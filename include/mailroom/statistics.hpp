@@ -17,13 +17,20 @@ struct statistics {
   std::int64_t messages_sent = 0;   ///< to every PE, this one included (forwarded ones too)
   std::int64_t bytes_sent = 0;      ///< message bytes (buffer headers not counted)
   std::int64_t buffers_sent = 0;
+  /// Room for messages in the buffers sent, full or not (buffers to PEs of the node may be smaller
+  /// than those to other nodes: MAILROOM_NODE_BUFFER_BYTES): what mean_fill() divides by.
+  std::int64_t room_sent = 0;
   std::int64_t messages_forwarded = 0;  ///< passed on for other PEs (node routing)
   std::int64_t messages_handled = 0;
   double credit_wait_seconds = 0;   ///< sends blocked on back-pressure
   std::int64_t idle_flushed = 0;    ///< messages shipped early by the idle flush (MAILROOM_IDLE_FLUSH)
   std::vector<std::int64_t> messages_to, bytes_to, buffers_to;  ///< per PE sent to directly
 
-  /// Mean fill of the buffers sent (see mailroom::mean_fill).
+  /// Mean fill of the buffers sent: bytes_sent / room_sent; 0 when none was sent.
+  [[nodiscard]] double mean_fill() const noexcept {
+    return room_sent > 0 ? static_cast<double>(bytes_sent) / static_cast<double>(room_sent) : 0.0;
+  }
+  /// Mean fill as if every buffer had room for `buffer_payload_bytes` (see mailroom::mean_fill).
   [[nodiscard]] double mean_fill(std::size_t buffer_payload_bytes) const noexcept;
   statistics& operator-=(const statistics& o);
   statistics& operator+=(const statistics& o);

@@ -238,6 +238,7 @@ void conveyor_core::ship(int lane_no) noexcept {
   *h = buffer_header{id_, f.used() - offset, f.items(), 0, signature_, link_flags(rt_.cls[l])};
   sent_to_[l] += f.items();
   bytes_to_[l] += f.used() - offset - static_cast<std::int64_t>(k_header_bytes);
+  room_sent_ += capacity_ - offset - static_cast<std::int64_t>(k_header_bytes);
   ++buffers_to_[l];
   // Only this PE's own items count as sent (mr::quiesce, the waves of cycles): forwarded ones
   // were counted where they came from.

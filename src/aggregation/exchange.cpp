@@ -356,6 +356,7 @@ void add_conveyor(statistics& s, const conveyor_core& c) {
     s.bytes_sent += c.bytes_to()[l];
     s.buffers_sent += c.buffers_to()[l];
   }
+  s.room_sent += c.room_sent();
   s.messages_forwarded += c.forwarded_items();
   s.messages_handled += c.processed_items();
   s.credit_wait_seconds += c.credit_wait_seconds();

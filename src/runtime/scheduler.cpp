@@ -248,7 +248,9 @@ void selector_core::print_stats() const {
       }
     }
     const double fill =
-        100.0 * mean_fill(bytes, buffers, exchange::get().capacity() - k_header_bytes);
+        conv.room_sent() > 0
+            ? 100.0 * static_cast<double>(bytes) / static_cast<double>(conv.room_sent())
+            : 0.0;
     out += fmt::format(
         "mailroom: rank {}: stats: {} #{} mailbox {}: sent {} messages ({} bytes) in {} buffers "
         "(mean fill {:.1f}%) over {} links, busiest to PE {} ({} messages); handled {}; senders "

@@ -198,6 +198,14 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(ex.sent_through_mpi()), ex.shared_slots());
     ++failures;
   }
+  // The counters' room: every buffer sent had room for at least what it carried.
+  const mr::statistics st = mr::stats();
+  if (st.buffers_sent > 0 &&
+      !(st.room_sent >= st.bytes_sent && st.mean_fill() > 0 && st.mean_fill() <= 1)) {
+    std::printf("rank %d: %lld bytes sent in buffers with room for %lld\n", me,
+                static_cast<long long>(st.bytes_sent), static_cast<long long>(st.room_sent));
+    ++failures;
+  }
   seen.allreduce();
   expected.allreduce();
   std::int64_t bad[4] = {wrong_pe, wrong_sender, wrong_hops, corrupt};

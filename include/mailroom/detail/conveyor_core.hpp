@@ -235,6 +235,9 @@ class conveyor_core {
   [[nodiscard]] const std::vector<std::int64_t>& buffers_to() const noexcept {
     return buffers_to_;
   }
+  /// Room for items in the buffers shipped, full or not (lanes to PEs of the node in shared slots
+  /// have less): the denominator of their mean fill.
+  [[nodiscard]] std::int64_t room_sent() const noexcept { return room_sent_; }
   /// Seconds senders spent waiting for a credit of this conveyor (the blocked-send slow path).
   [[nodiscard]] double credit_wait_seconds() const noexcept { return credit_wait_s_; }
   void add_credit_wait(double seconds) noexcept { credit_wait_s_ += seconds; }
@@ -688,6 +691,7 @@ class conveyor_core {
   std::vector<std::int64_t> bytes_to_, buffers_to_;    // payload bytes and buffers per lane
   std::vector<std::uint32_t> forwarded_in_;            // forwarded items in a lane's open buffer
   double credit_wait_s_ = 0;
+  std::int64_t room_sent_ = 0;
   std::vector<std::uint32_t> outstanding_;             // unacknowledged buffers per lane
   std::deque<std::pair<int, std::byte*>> backlog_;     // full buffers (and lanes) waiting for a credit
   // Buffers of items to forward, from the network [0] and from transit lanes [1], and how far
