@@ -15,8 +15,8 @@ namespace mailroom {
   X(buffer_bytes, "MAILROOM_BUFFER_BYTES", bytes, 32768,                                          \
     "bytes per aggregation buffer to another node (one per lane and mailbox); 256 B to 16 MiB")        \
   X(credits, "MAILROOM_CREDITS", count, 4,                                                        \
-    "buffers a mailbox may have unacknowledged per destination PE (fewer if the budget "        \
-    "cannot hold them); more wait, senders slow")                                                \
+    "buffers a mailbox may have unacknowledged per lane (fewer if the budget cannot hold them; " \
+    "lanes within the node in the shared pool: 16 / PEs per node, 1 to this); more wait")       \
   X(receives_posted, "MAILROOM_RECEIVES_POSTED", count, 8,                                       \
     "receives kept posted per PE (each holds one buffer)")                                       \
   X(shared_slots, "MAILROOM_SHARED_SLOTS", count, 32,                                            \

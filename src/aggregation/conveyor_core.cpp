@@ -23,13 +23,14 @@ conveyor_core::lane conveyor_core::always_full_lane_ = [] {
 }();
 
 std::size_t conveyor_core::table_bytes(const routes& r, bool delta_records) noexcept {
-  // Per lane: its fill (or delta lane), items, bytes and buffers shipped, credits in use and
-  // forwarded items; per PE: the link classes ended (end of stream).
+  // Per lane: its fill (or delta lane), items, bytes and buffers shipped, credits in use,
+  // forwarded items and limits; per link in: whether it has ended (end of stream).
   const std::size_t per_lane = (delta_records ? sizeof(lane) : sizeof(fill)) +
                                3 * sizeof(std::int64_t) + 2 * sizeof(std::uint32_t) +
                                sizeof(lane_limit);
-  return per_lane * static_cast<std::size_t>(r.lanes()) + static_cast<std::size_t>(r.pes) +
-         sizeof(conveyor_core);
+  std::size_t links_in = 0;
+  for (const auto& peers : r.in_peers) links_in += peers.size();
+  return per_lane * static_cast<std::size_t>(r.lanes()) + links_in + sizeof(conveyor_core);
 }
 
 std::size_t conveyor_core::always_full_bytes(int pes) noexcept {
@@ -52,10 +53,11 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
       buffers_to_(static_cast<std::size_t>(rt_.lanes()), 0),
       forwarded_in_(routed_ ? static_cast<std::size_t>(rt_.lanes()) : 0, 0),
       outstanding_(static_cast<std::size_t>(rt_.lanes()), 0),
-      limits_(static_cast<std::size_t>(rt_.lanes())),
-      ended_from_(static_cast<std::size_t>(ex_.pes()), 0) {
-  for (int c = 0; c < k_link_classes; ++c)
-    links_open_[static_cast<std::size_t>(c)] = static_cast<int>(rt_.in_peers[static_cast<std::size_t>(c)].size());
+      limits_(static_cast<std::size_t>(rt_.lanes())) {
+  for (std::size_t c = 0; c < k_link_classes; ++c) {
+    links_open_[c] = static_cast<int>(rt_.in_peers[c].size());
+    ended_[c].assign(rt_.in_peers[c].size(), 0);
+  }
   // Every PE creates the same conveyors in the same order with the same configuration, so the
   // credits agree: what a sender may have in flight is what the receiver reserved for arrivals.
   const std::size_t left = ex_.budget_left();
@@ -506,11 +508,11 @@ bool conveyor_core::stage_clear(std::uint32_t cls) const noexcept {
 void conveyor_core::end_of_stream(int source, std::uint32_t cls, std::int64_t items) noexcept {
   MAILROOM_CHECK(cls < k_link_classes, "mailbox #{}: an end of stream of link class {} from "
                  "PE {}", id_, cls, source);
-  std::uint8_t& ended = ended_from_[static_cast<std::size_t>(source)];
-  MAILROOM_CHECK((ended >> cls & 1u) == 0 && links_open_[cls] > 0,
+  const int k = rt_.in_link(cls, source);
+  MAILROOM_CHECK(k >= 0 && ended_[cls][static_cast<std::size_t>(k)] == 0 && links_open_[cls] > 0,
                  "mailbox #{}: PE {} ended its stream (link class {}) here twice or unexpected",
                  id_, source, cls);
-  ended |= static_cast<std::uint8_t>(1u << cls);
+  ended_[cls][static_cast<std::size_t>(k)] = 1;
   --links_open_[cls];
   expected_[cls] += items;
 }
@@ -522,9 +524,8 @@ int conveyor_core::open_links(std::uint32_t classes, std::vector<int>* from,
     if ((classes >> c & 1u) == 0) continue;
     open += links_open_[c];
     if (from == nullptr) continue;
-    for (int p : rt_.in_peers[c])
-      if ((ended_from_[static_cast<std::size_t>(p)] >> c & 1u) == 0 && from->size() < most)
-        from->push_back(p);
+    for (std::size_t k = 0; k < rt_.in_peers[c].size(); ++k)
+      if (ended_[c][k] == 0 && from->size() < most) from->push_back(rt_.in_peers[c][k]);
   }
   return open;
 }

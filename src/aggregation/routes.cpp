@@ -38,6 +38,19 @@ int routes::lane(std::uint32_t c, int p) const noexcept {
   }
 }
 
+int routes::in_link(std::uint32_t c, int source) const noexcept {
+  // Links in of the classes within the node mirror this PE's lanes out of the same class to the
+  // same PEs, in the same order; network links in do not (a few: searched).
+  if (c == k_network) {
+    const auto& in = in_peers[k_network];
+    const auto it = std::find(in.begin(), in.end(), source);
+    return it == in.end() ? -1 : static_cast<int>(it - in.begin());
+  }
+  const int l = lane(c, source);
+  if (l < 0) return -1;
+  return l - (c == k_transit ? transit_base : c == k_delivery ? delivery_base : 0);
+}
+
 routing resolve_routing(routing wanted, int pes, int nodes, int widest) noexcept {
   if (wanted != routing::automatic) return wanted;
   return pes > 64 && nodes > 1 && widest > 1 ? routing::node : routing::direct;

@@ -84,7 +84,8 @@ void expect_links_agree(const std::vector<routes>& r) {
 }
 
 // lane(c, p), computed from the hop table and the lane order, is the lane of class c to p that
-// the lane list holds, or -1 where it holds none.
+// the lane list holds, or -1 where it holds none; in_link(c, p) is p's place among the links in
+// of class c, or -1.
 void expect_lane_lookup(const std::vector<routes>& r) {
   const int pes = static_cast<int>(r.size());
   for (int x = 0; x < pes; ++x)
@@ -95,6 +96,11 @@ void expect_lane_lookup(const std::vector<routes>& r) {
           if (r[x].peer[l] == p && r[x].cls[l] == c) want = l;
         EXPECT_EQ(r[x].lane(static_cast<std::uint32_t>(c), p), want)
             << "PE " << x << ", class " << c << ", to PE " << p;
+        const auto& in = r[x].in_peers[c];
+        const auto at = std::find(in.begin(), in.end(), p);
+        EXPECT_EQ(r[x].in_link(static_cast<std::uint32_t>(c), p),
+                  at == in.end() ? -1 : static_cast<int>(at - in.begin()))
+            << "PE " << x << ", class " << c << ", from PE " << p;
       }
 }
 

@@ -719,10 +719,10 @@ class conveyor_core {
   std::deque<arrival> arrivals_;
   std::int64_t sent_items_ = 0, received_items_ = 0, processed_items_ = 0, forwarded_items_ = 0;
   std::uint64_t refused_ = 0;
-  // End of stream, per link class: per source PE the classes whose link has ended (bits), how
-  // many links are still open, the items they announced and the items received; and the
-  // classes whose lanes this PE has ended.
-  std::vector<std::uint8_t> ended_from_;
+  // End of stream, per link class: per link in (routes::in_link) whether it has ended, how many
+  // links are still open, the items they announced and the items received; and the classes
+  // whose lanes this PE has ended.
+  std::array<std::vector<std::uint8_t>, k_link_classes> ended_;
   std::array<int, k_link_classes> links_open_{};
   std::array<std::int64_t, k_link_classes> expected_{}, received_{};
   std::uint32_t lanes_ended_ = 0;

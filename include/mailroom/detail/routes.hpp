@@ -62,6 +62,8 @@ struct routes {
   /// The lane of class c to PE `peer`, or -1 (from the hop table and the lane order: no table
   /// per PE and class).
   [[nodiscard]] int lane(std::uint32_t c, int peer) const noexcept;
+  /// The position of PE `source` in in_peers[c], or -1 (the same way, no table per PE).
+  [[nodiscard]] int in_link(std::uint32_t c, int source) const noexcept;
 
   [[nodiscard]] int lanes() const noexcept { return static_cast<int>(peer.size()); }
   /// PEs of other nodes this PE sends to or receives from directly.
