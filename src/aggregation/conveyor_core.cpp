@@ -223,13 +223,6 @@ bool conveyor_core::put_record(int lane_index, std::uint32_t tag, std::uint32_t 
   return true;
 }
 
-bool conveyor_core::can_ship(int lane_no) const noexcept {
-  // The own PE: no more than 2c buffers arrived and unhandled, as the reservation counts.
-  const auto l = static_cast<std::size_t>(lane_no);
-  if (rt_.peer[l] == me_) return arrivals_.size() < 2 * static_cast<std::size_t>(limits_[l].credits);
-  return outstanding_[l] < limits_[l].credits;
-}
-
 void conveyor_core::ship(int lane_no) noexcept {
   const auto l = static_cast<std::size_t>(lane_no);
   fill& f = fill_of(l);

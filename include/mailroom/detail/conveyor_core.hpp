@@ -519,7 +519,7 @@ class conveyor_core {
   }
   /// Slow path of a push of `need` bytes: ships the full buffer (or refuses), gets a new one.
   bool make_room(int lane, std::size_t need) noexcept;
-  [[nodiscard]] bool can_ship(int lane) const noexcept;
+  [[nodiscard]] bool can_ship(int lane) const noexcept;  // (defined below the members)
   void ship(int lane) noexcept;
   // The item by value, out of line: were its address passed, the caller's fast path would
   // build the item in memory for it (and reload it, 5 instructions more per send in
@@ -728,5 +728,15 @@ class conveyor_core {
   std::uint32_t lanes_ended_ = 0;
   stream state_ = stream::open;
 };
+
+// Whether lane `lane_no` may ship a buffer now: the own PE has fewer than 2c buffers arrived and
+// unhandled (as the reservation counts), another PE fewer than c unacknowledged. Inline: the
+// idle flush asks it for every lane with items.
+inline bool conveyor_core::can_ship(int lane_no) const noexcept {
+  const auto l = static_cast<std::size_t>(lane_no);
+  const std::uint32_t c = limits_[l].credits;
+  if (rt_.peer[l] == me_) return arrivals_.size() < 2 * static_cast<std::size_t>(c);
+  return outstanding_[l] < c;
+}
 
 }  // namespace mailroom::detail
