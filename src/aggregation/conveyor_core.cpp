@@ -61,7 +61,7 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
   // Every PE creates the same conveyors in the same order with the same configuration, so the
   // credits agree: what a sender may have in flight is what the receiver reserved for arrivals.
   const std::size_t left = ex_.budget_left();
-  taken_ = ex_.reserve(rt_);
+  taken_ = ex_.reserve();
   MAILROOM_CHECK(taken_.credits > 0,
                  "mailbox #{} does not fit in MAILROOM_BUDGET_BYTES={}: a mailbox needs at least "
                  "3 buffers per link (one filling, one in flight, one arrived): {} bytes over its "
@@ -69,8 +69,7 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
                  "pool and the posted receives (raise the budget, lower MAILROOM_BUFFER_BYTES, or "
                  "route by node: MAILROOM_ROUTING=node)",
                  ex_.live_conveyors(), current_config().budget_bytes,
-                 mailbox_reservation(shape_of(rt_, [&](int p) { return ex_.on_node(p); }),
-                                     capacity_, 1, false),
+                 mailbox_reservation(ex_.shape(), capacity_, 1, false),
                  dests(), left, ex_.live_conveyors());
   const auto node_offset = static_cast<std::uint32_t>(capacity_ - ex_.node_capacity());
   for (std::size_t l = 0; l < limits_.size(); ++l) {
@@ -108,7 +107,7 @@ conveyor_core::~conveyor_core() {
   ex_.backlog_changed(-static_cast<int>(backlog_.size()));
   // Acknowledgements still to come are dropped on arrival (this conveyor is gone).
   ex_.unacknowledged -= unacknowledged();
-  ex_.release(rt_, taken_);
+  ex_.release(taken_);
   ex_.add_ended(*this);
   ex_.detach(id_);
 }
@@ -330,9 +329,8 @@ bool conveyor_core::forward_queue(std::size_t q) noexcept {
 int conveyor_core::next_lane(std::size_t q, int source, std::uint32_t dest) const noexcept {
   // From a transit lane to the network lane for the destination's node, as it came; from the
   // network to the destination, with its origin only.
-  if (MAILROOM_UNLIKELY(dest >= static_cast<std::uint32_t>(rt_.pes))) bad_forward(source, dest);
-  const int lane_no = q == 1 ? routes::lane_of_hop(rt_.hop[dest])
-                             : rt_.lane(k_delivery, static_cast<int>(dest));
+  if (q == 1) return routes::lane_of_hop(transit_hop(source, dest));
+  const int lane_no = rt_.lane(k_delivery, static_cast<int>(dest));
   if (MAILROOM_UNLIKELY(lane_no < 0)) bad_forward(source, dest);
   return lane_no;
 }

@@ -177,8 +177,8 @@ void exchange::start_shared(const config& cfg) {
   // What a conveyor takes from the pool: the most any PE needs, so that every PE of a node
   // decides alike whether the next conveyor's node lanes are in slots. (Collective: every PE,
   // with a pool or without.)
-  const mailbox_shape shape = shape_of(routes_, [&](int p) { return on_node(p); });
-  const std::size_t need = slots_ > 0 ? mailbox_slots(shape, node_credits_) : 0;
+  shape_ = shape_of(routes_, [&](int p) { return on_node(p); });
+  const std::size_t need = slots_ > 0 ? mailbox_slots(shape_, node_credits_) : 0;
   slot_need_ = static_cast<std::uint32_t>(transport::allreduce_max(static_cast<std::int64_t>(need)));
   // A pool too small for any conveyor stays unused: its pages are never touched, and the budget
   // it was reserved from goes back to the heap.
@@ -275,16 +275,15 @@ void exchange::sleep_idle() const noexcept {
   nanosleep(&pause, nullptr);
 }
 
-exchange::reservation exchange::reserve(const routes& r) noexcept {
-  const mailbox_shape shape = shape_of(r, [&](int p) { return on_node(p); });
+exchange::reservation exchange::reserve() noexcept {
   reservation taken;
   // Every PE of a node has the same pool and takes the same slot_need_ per conveyor, in the
   // same order: they agree on which conveyors' node lanes are in slots.
   taken.in_slots = slots_ > 0 && std::size_t{slots_reserved_} + slot_need_ <= slots_;
   taken.node_credits = taken.in_slots ? node_credits_ : 0;
-  taken.credits = credits_that_fit(shape, capacity_, budget_left(), credits_, taken.in_slots);
+  taken.credits = credits_that_fit(shape_, capacity_, budget_left(), credits_, taken.in_slots);
   if (taken.credits == 0) return reservation{};
-  reserved_ += mailbox_reservation(shape, capacity_, taken.credits, taken.in_slots);
+  reserved_ += mailbox_reservation(shape_, capacity_, taken.credits, taken.in_slots);
   if (taken.in_slots) {
     slots_reserved_ += slot_need_;
     ++in_slots_;
@@ -292,10 +291,9 @@ exchange::reservation exchange::reserve(const routes& r) noexcept {
   return taken;
 }
 
-void exchange::release(const routes& r, const reservation& taken) noexcept {
+void exchange::release(const reservation& taken) noexcept {
   if (taken.credits == 0) return;
-  const mailbox_shape shape = shape_of(r, [&](int p) { return on_node(p); });
-  reserved_ -= mailbox_reservation(shape, capacity_, taken.credits, taken.in_slots);
+  reserved_ -= mailbox_reservation(shape_, capacity_, taken.credits, taken.in_slots);
   if (taken.in_slots) slots_reserved_ -= slot_need_;
 }
 

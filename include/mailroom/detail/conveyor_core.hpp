@@ -626,8 +626,8 @@ class conveyor_core {
     return {rt_.delivery_base + static_cast<int>(dest_local),
             static_cast<std::uint32_t>(far[origin_local])};
   }
-  /// The lane an item for `dest` from queue q goes on to (checked: the job stops on one that
-  /// leads nowhere from here).
+  /// The lane a lambda record for `dest` from queue q goes on to (checked: the job stops on
+  /// one that leads nowhere from here).
   [[nodiscard]] int next_lane(std::size_t q, int source, std::uint32_t dest) const noexcept;
   /// The front buffer of queue q is forwarded: acknowledge it.
   void forwarded_front(std::size_t q);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "mailroom/config.hpp"
+#include "mailroom/detail/memory_plan.hpp"
 #include "mailroom/detail/routes.hpp"
 #include "mailroom/statistics.hpp"
 #include "mailroom/transport.hpp"
@@ -72,9 +73,12 @@ class exchange final : public transport::channel_sink {
   /// decides alike), and its share of the budget with MAILROOM_CREDITS, or fewer when the budget
   /// left cannot hold them (detail/memory_plan.hpp). credits is 0, reserving nothing, when not
   /// even c = 1 fits.
-  reservation reserve(const routes& r) noexcept;
+  reservation reserve() noexcept;
   /// Gives back what reserve took.
-  void release(const routes& r, const reservation& taken) noexcept;
+  void release(const reservation& taken) noexcept;
+  /// How a mailbox's lanes and links split between this node and others (every conveyor has the
+  /// job's routes: one shape per PE, computed at start).
+  [[nodiscard]] const mailbox_shape& shape() const noexcept { return shape_; }
   /// The part of the budget that no conveyor and no posted receive has reserved.
   [[nodiscard]] std::size_t budget_left() const noexcept { return budget_ - reserved_; }
 
@@ -226,6 +230,7 @@ class exchange final : public transport::channel_sink {
   std::size_t ring_bytes_ = 0;
   std::size_t node_capacity_ = 0;
   std::uint32_t node_credits_ = 0;
+  mailbox_shape shape_;
   std::uint32_t slot_need_ = 0;      // slots a conveyor takes from the pool (the most of any PE)
   std::uint32_t slots_reserved_ = 0;
   std::uint64_t in_slots_ = 0;
