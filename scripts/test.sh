@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # The test suite: set up, build, and run every test (unit, MPI at 1-16 PEs, negative-compile,
-# install, bench, cluster); then the library's unit and MPI tests built against MPICH; then the
-# same suite again built by clang with AddressSanitizer and UndefinedBehaviorSanitizer, plus the
-# Matrix Market fuzz target for a bounded time.
+# install, bench, cluster, the simulated machine at 256 PEs); then the library's unit and MPI
+# tests built against MPICH; then the same suite again built by clang with AddressSanitizer and
+# UndefinedBehaviorSanitizer, plus the Matrix Market fuzz target for a bounded time. The
+# simulated machine's tests at 1024 and 2048 PEs are `ctest -L scale` (README).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-echo "== release build (g++): the whole suite"
+echo "== release build (g++): the whole suite (of the simulated machine's, 256 PEs only)"
 bash scripts/setup.sh build
-(cd build && ctest --output-on-failure -j 2 --timeout 300)
+(cd build && ctest --output-on-failure -j 2 --timeout 900 -LE scale_full)
 
 echo "== MPICH build: the library and its MPI tests"
 # The same library and tests against MPICH (its wrapper and hydra launcher by name: Open MPI stays
@@ -32,4 +33,5 @@ export OMPI_MCA_mca_base_component_disable_dlclose=1
 export ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0
 export LSAN_OPTIONS=suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1
-(cd build-san && ctest --output-on-failure -j 2 --timeout 900)
+# Of the simulated machine's tests, the simulator's own and the exactly-once test at 256 PEs.
+(cd build-san && ctest --output-on-failure -j 2 --timeout 900 -LE 'scale_full|scale_apps')

@@ -380,4 +380,43 @@ int run_driver(int argc, char** argv) {
   return all_passed ? 0 : 1;
 }
 
+std::vector<std::int64_t> to_owners(const std::vector<std::int64_t>& values,
+                                    const std::function<int(std::int64_t)>& owner) {
+  const auto P = static_cast<std::size_t>(num_pes());
+  std::vector<int> counts(P, 0), displs(P, 0), recv_counts(P), recv_displs(P, 0);
+  for (const std::int64_t v : values) ++counts[static_cast<std::size_t>(owner(v))];
+  for (std::size_t p = 1; p < P; ++p) displs[p] = displs[p - 1] + counts[p - 1];
+  std::vector<std::int64_t> by_owner(values.size());
+  std::vector<int> at(displs);
+  for (const std::int64_t v : values)
+    by_owner[static_cast<std::size_t>(at[static_cast<std::size_t>(owner(v))]++)] = v;
+  transport::alltoall(counts.data(), recv_counts.data());
+  for (std::size_t p = 1; p < P; ++p) recv_displs[p] = recv_displs[p - 1] + recv_counts[p - 1];
+  std::vector<std::int64_t> mine(static_cast<std::size_t>(recv_displs.back() + recv_counts.back()));
+  transport::alltoallv(by_owner.data(), counts.data(), displs.data(), mine.data(),
+                       recv_counts.data(), recv_displs.data(), sizeof(std::int64_t));
+  return mine;
+}
+
+bool is_distributed_permutation(const std::vector<std::int64_t>& part, std::int64_t n) {
+  const std::int64_t block = std::max<std::int64_t>((n + num_pes() - 1) / num_pes(), 1);
+  std::int64_t wrong = 0;
+  std::vector<std::int64_t> valid;
+  valid.reserve(part.size());
+  for (const std::int64_t v : part) {
+    if (v < 0 || v >= n)
+      ++wrong;
+    else
+      valid.push_back(v);
+  }
+  const std::int64_t base = block * this_pe().rank();
+  std::vector<std::int64_t> found(static_cast<std::size_t>(block), 0);
+  for (const std::int64_t v :
+       to_owners(valid, [block](std::int64_t v) { return static_cast<int>(v / block); }))
+    ++found[static_cast<std::size_t>(v - base)];
+  for (std::int64_t i = 0; i < block; ++i)
+    wrong += found[static_cast<std::size_t>(i)] != (base + i < n ? 1 : 0);
+  return transport::allreduce_sum(wrong) == 0;
+}
+
 }  // namespace mailroom::apps

@@ -64,6 +64,16 @@ app_info triangles_app();
 /// mailroom-bench's main.
 int run_driver(int argc, char** argv);
 
+/// Collective: sends every value to PE owner(value) in one all-to-all; returns the values that
+/// came to this PE. What the checkers count with, in memory that grows with the data, not P.
+std::vector<std::int64_t> to_owners(const std::vector<std::int64_t>& values,
+                                    const std::function<int(std::int64_t)>& owner);
+
+/// Collective checker: true on every PE when the PEs' parts together hold each of 0..n-1 exactly
+/// once. Each value is counted on the PE that owns its block of n/P (one all-to-all), so the
+/// memory per PE grows with its part, not with P (the simulated machine runs thousands of PEs).
+bool is_distributed_permutation(const std::vector<std::int64_t>& part, std::int64_t n);
+
 /// The input generator every app uses: a 64-bit stream seeded by (seed, PE), so the input does
 /// not depend on the variant; below(range) is uniform in [0, range).
 class input_stream {

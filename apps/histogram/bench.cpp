@@ -16,17 +16,14 @@ class histogram_bench final : public kernel_bench {
     input_stream in(s.seed, me);
     for (auto& g : pb_.index) g = in.below(s.table_per_pe * P);
     counts_ = symmetric_array<std::int64_t>(static_cast<std::size_t>(s.table_per_pe));
-    // Expected counts, computed apart from every variant: count per owner block, then one
-    // reduce-scatter gives each PE the totals of its own slots.
+    // Expected counts, computed apart from every variant: every index goes to its owner (one
+    // all-to-all), which counts it.
     const auto T = static_cast<std::size_t>(s.table_per_pe);
-    std::vector<std::int64_t> contrib(T * static_cast<std::size_t>(P), 0);
     own_.assign(T, 0);
-    for (auto g : pb_.index) {
-      contrib[static_cast<std::size_t>(g % P) * T + static_cast<std::size_t>(g / P)] += 1;
-      own_[static_cast<std::size_t>(g / P)] += 1;
-    }
+    for (auto g : pb_.index) own_[static_cast<std::size_t>(g / P)] += 1;
     expected_.assign(T, 0);
-    transport::reduce_scatter_sum(contrib.data(), expected_.data(), T);
+    for (auto g : to_owners(pb_.index, [P](std::int64_t g) { return static_cast<int>(g % P); }))
+      expected_[static_cast<std::size_t>(g / P)] += 1;
   }
   void reset() override { std::fill(counts_.begin(), counts_.end(), 0); }
   void run(std::string_view v) override {

@@ -26,20 +26,7 @@ class randperm_bench final : public kernel_bench {
       part_ = randperm::lambda(n_per_pe_, seed_);
   }
   bool check(std::string_view) override {
-    // Counts every value where it was found, then one reduce-scatter gives PE p the totals of
-    // values [p n, (p+1) n): each must be 1.
-    const std::int64_t N = n_per_pe_ * num_pes();
-    std::vector<std::int64_t> found(static_cast<std::size_t>(N), 0), mine(n_per_pe_);
-    std::int64_t wrong = 0;
-    for (const std::int64_t v : part_) {
-      if (v < 0 || v >= N)
-        ++wrong;
-      else
-        ++found[static_cast<std::size_t>(v)];
-    }
-    transport::reduce_scatter_sum(found.data(), mine.data(), mine.size());
-    for (const std::int64_t c : mine) wrong += c != 1;
-    return transport::allreduce_sum(wrong) == 0;
+    return is_distributed_permutation(part_, n_per_pe_ * num_pes());
   }
 
  private:

@@ -7,24 +7,6 @@
 namespace mailroom::apps {
 
 namespace {
-// True on every PE when the cyclically distributed parts hold each of 0..n-1 exactly once.
-bool is_permutation(const std::vector<std::int64_t>& part, std::int64_t n) {
-  const int P = num_pes();
-  const std::int64_t block = (n + P - 1) / P;  // PE p totals values [p block, (p+1) block)
-  std::vector<std::int64_t> found(static_cast<std::size_t>(block * P), 0), mine(block);
-  std::int64_t wrong = 0;
-  for (const std::int64_t v : part) {
-    if (v < 0 || v >= n)
-      ++wrong;
-    else
-      ++found[static_cast<std::size_t>(v)];
-  }
-  transport::reduce_scatter_sum(found.data(), mine.data(), mine.size());
-  for (std::int64_t i = 0; i < block; ++i)
-    wrong += mine[i] != (this_pe().rank() * block + i < n ? 1 : 0);
-  return transport::allreduce_sum(wrong) == 0;
-}
-
 class toposort_bench final : public kernel_bench {
  public:
   void prepare(const sizes& s) override {
@@ -48,7 +30,8 @@ class toposort_bench final : public kernel_bench {
     const bool sizes_ok = std::ssize(res_.row_perm) == a_.local_rows() &&
                           std::ssize(res_.col_perm) == at_.local_rows();
     if (transport::allreduce_min(sizes_ok ? 1 : 0) == 0 ||
-        !is_permutation(res_.row_perm, a_.rows()) || !is_permutation(res_.col_perm, a_.cols()))
+        !is_distributed_permutation(res_.row_perm, a_.rows()) ||
+        !is_distributed_permutation(res_.col_perm, a_.cols()))
       return false;
     // Upper triangular with the diagonal present: every row's first (smallest) column is its own.
     const sparse_matrix b = permute(a_, res_.row_perm, res_.col_perm);

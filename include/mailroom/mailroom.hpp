@@ -11,6 +11,7 @@
 #include "mailroom/pe.hpp"
 #include "mailroom/runtime.hpp"
 #include "mailroom/selector.hpp"
+#include "mailroom/simulate.hpp"
 #include "mailroom/sparse_matrix.hpp"
 #include "mailroom/symmetric.hpp"
 #include "mailroom/termination.hpp"

@@ -25,7 +25,12 @@ void finalize();
 struct progress_hooks {
   bool (*active)() = nullptr;
   void (*progress)(const char* waiting_in) = nullptr;
+  /// The wait this PE is in now (null: none), for reports of the simulated machine.
+  const char* (*waiting_in)() = nullptr;
 };
+/// Tells the transport whether the progress engine's last poll found work: the simulated
+/// machine learns from it that every PE waits (a deadlock, reported). A no-op under MPI.
+void note_poll(bool any) noexcept;
 void set_progress_hooks(progress_hooks hooks) noexcept;
 
 [[nodiscard]] int rank() noexcept;
@@ -96,8 +101,9 @@ class window {
   /// Makes every PE's earlier operations visible to all (flush_all + barrier).
   void fence();
 
+  struct impl;  ///< the engine behind it: MPI or the simulated machine
+
  private:
-  struct impl;
   std::unique_ptr<impl> impl_;
 };
 
@@ -119,8 +125,9 @@ class node_memory {
   /// Waits until every PE of this node arrives (after each has set up its own part).
   void node_barrier();
 
+  struct impl;  ///< the engine behind it: MPI or the simulated machine
+
  private:
-  struct impl;
   std::unique_ptr<impl> impl_;
 };
 
@@ -158,8 +165,9 @@ class channel {
   /// Tests what is in flight and reports completions to the sink. Returns their number.
   int poll();
 
+  struct impl;  ///< the engine behind it: MPI or the simulated machine
+
  private:
-  struct impl;
   std::unique_ptr<impl> impl_;
 };
 
@@ -185,8 +193,9 @@ class collective_context {
   bool test();
   [[nodiscard]] bool busy() const noexcept;
 
+  struct impl;  ///< the engine behind it: MPI or the simulated machine
+
  private:
-  struct impl;
   std::unique_ptr<impl> impl_;
 };
 

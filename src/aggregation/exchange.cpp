@@ -7,6 +7,8 @@
 #include "mailroom/detail/signature.hpp"
 #include "mailroom/error.hpp"
 
+#include "common/pe_local.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -19,6 +21,8 @@ namespace mailroom::detail {
 
 exchange* exchange::instance_ = nullptr;
 bool g_may_spill = false;
+const bool exchange::instance_is_per_pe_ = pe_locals::add(exchange::instance_);
+MAILROOM_PE_LOCAL(g_may_spill);
 
 namespace {
 constexpr std::align_val_t k_align{64};

@@ -3,6 +3,8 @@
 
 #include "mailroom/error.hpp"
 
+#include "common/pe_local.hpp"
+
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +16,7 @@ namespace mailroom {
 
 namespace {
 config g_config;
+MAILROOM_PE_LOCAL(g_config);
 
 struct limits {
   std::uint64_t min, max;
@@ -108,7 +111,8 @@ config config::from_environment() {
     std::string_view kv(*e);
     if (kv.substr(0, 9) != "MAILROOM_") continue;
     std::string_view name = kv.substr(0, kv.find('='));
-    bool known = false;
+    // (MAILROOM_SIM is read by programs that offer the simulated machine: mailroom/simulate.hpp.)
+    bool known = name == "MAILROOM_SIM";
 #define MAILROOM_CONFIG_KNOWN(field, env, kind, def, doc) known = known || name == env;
     MAILROOM_CONFIG_TABLE(MAILROOM_CONFIG_KNOWN)
 #undef MAILROOM_CONFIG_KNOWN

@@ -2,6 +2,7 @@
 #include "mailroom/error.hpp"
 
 #include "common/hooks.hpp"
+#include "common/pe_local.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,8 @@ namespace mailroom::detail {
 namespace {
 int g_rank = -1;
 abort_hook g_abort = nullptr;
+MAILROOM_PE_LOCAL(g_rank);
+MAILROOM_PE_LOCAL(g_abort);
 }  // namespace
 
 void set_error_rank(int rank) noexcept { g_rank = rank; }

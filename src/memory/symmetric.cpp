@@ -4,6 +4,9 @@
 
 #include "mailroom/transport.hpp"
 
+#include "common/pe_local.hpp"
+#include "transport/sim.hpp"
+
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -28,6 +31,18 @@ struct block {
 };
 std::vector<block> g_blocks;
 std::uint64_t g_allocations = 0;
+MAILROOM_PE_LOCAL(g_base);
+MAILROOM_PE_LOCAL(g_reserved);
+MAILROOM_PE_LOCAL(g_top);
+MAILROOM_PE_LOCAL(g_blocks);
+MAILROOM_PE_LOCAL(g_allocations);
+// On the simulated machine every PE's heap is mapped at the same address while it runs, from its
+// first allocation on (a system call at each switch to the PE: none for PEs that allocate none).
+bool g_heap_used = false;
+MAILROOM_PE_LOCAL(g_heap_used);
+[[maybe_unused]] const bool g_heap_switch = pe_locals::on_switch_in([] {
+  if (g_heap_used) transport::sim::heap_map();
+});
 
 // Drops the freed blocks at the top of the heap (it is a stack: space below a live block waits).
 void trim() noexcept {
@@ -49,6 +64,12 @@ bool map_at(std::uintptr_t addr, std::size_t bytes) {
 }  // namespace
 
 void symmetric_start(std::size_t bytes) {
+  if (transport::sim::active()) {
+    g_base = transport::sim::heap_start(bytes);
+    g_reserved = bytes;
+    g_top = 0;
+    return;
+  }
   // Candidates: where each PE's kernel would put the region by itself (rank order), then a few
   // fixed addresses high in the 47-bit user space. The first one that every PE can map wins.
   const int pes = transport::size();
@@ -82,8 +103,9 @@ void symmetric_start(std::size_t bytes) {
 }
 
 void symmetric_stop() noexcept {
-  if (g_base != nullptr) munmap(g_base, g_reserved);
+  if (g_base != nullptr && !transport::sim::active()) munmap(g_base, g_reserved);
   g_base = nullptr;
+  g_heap_used = false;
   g_blocks.clear();
   g_top = 0;
 }
@@ -101,6 +123,10 @@ void* symmetric_allocate(std::size_t bytes, std::size_t align) {
                  bytes, g_top, g_reserved);
   // Zeroed before the collective below: it runs handlers while it waits, and a PE already past
   // it may send lambdas that write to this block; zeroing after would erase their writes.
+  if (transport::sim::active() && !g_heap_used) {
+    g_heap_used = true;
+    transport::sim::heap_map();
+  }
   std::byte* p = g_base + offset;
   std::memset(p, 0, bytes);
   std::memcpy(p - 16, &bytes, sizeof bytes);

@@ -3,8 +3,11 @@
 
 #include "mailroom/detail/exchange.hpp"
 #include "mailroom/detail/lambda_registry.hpp"
+#include "mailroom/simulate.hpp"
 #include "mailroom/symmetric.hpp"
 #include "mailroom/transport.hpp"
+
+#include "common/pe_local.hpp"
 
 #include <unistd.h>
 
@@ -23,6 +26,9 @@ bool g_runtime_exists = false;
 // and 5 s sleeping once the other programs on the machine kept both cores busy.
 constexpr std::uint64_t k_oversubscribed_idle_sleep_ns = 1000;
 std::unique_ptr<transport::collective_context> g_barrier, g_quiesce;
+MAILROOM_PE_LOCAL(g_runtime_exists);
+MAILROOM_PE_LOCAL(g_barrier);
+MAILROOM_PE_LOCAL(g_quiesce);
 
 // A barrier that keeps mailroom moving while it waits: a PE blocked in MPI_Barrier would stop
 // taking in buffers, and PEs still sending to it could never reach the barrier.
@@ -48,7 +54,7 @@ void start(int* argc, char*** argv, communicator comm) {
   transport::init(argc, argv, comm.is_world(), comm.fortran_handle());
   mailroom::config cfg = mailroom::config::from_environment();
   const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  if (std::getenv("MAILROOM_IDLE_SLEEP_NS") == nullptr && cores > 0 &&
+  if (std::getenv("MAILROOM_IDLE_SLEEP_NS") == nullptr && cores > 0 && !simulated() &&
       transport::layout().node_size > cores)
     cfg.idle_sleep_ns = k_oversubscribed_idle_sleep_ns;
   detail::set_current_config(cfg);
@@ -69,7 +75,8 @@ void start(int* argc, char*** argv, communicator comm) {
   g_quiesce = std::make_unique<transport::collective_context>();
   g_runtime_exists = true;
   transport::barrier();
-  transport::set_progress_hooks({&mailroom_active, &progress_in_collective});
+  transport::set_progress_hooks({&mailroom_active, &progress_in_collective,
+                                 [] { return detail::scheduler::waiting_in; }});
 }
 }  // namespace
 

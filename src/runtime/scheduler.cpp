@@ -4,6 +4,8 @@
 #include "mailroom/detail/signature.hpp"
 #include "mailroom/error.hpp"
 
+#include "common/pe_local.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -26,13 +28,25 @@ void scheduler::check_running(std::string_view call) {
 double scheduler::last_activity = -1;  // when idling began; -1: not idle
 std::uint64_t scheduler::idle_polls = 0;
 const char* scheduler::waiting_in = nullptr;
+MAILROOM_PE_LOCAL(scheduler::sending_from);
+MAILROOM_PE_LOCAL(scheduler::current_source);
+MAILROOM_PE_LOCAL(scheduler::live);
+MAILROOM_PE_LOCAL(scheduler::owners);
+MAILROOM_PE_LOCAL(scheduler::finish_scopes);
+MAILROOM_PE_LOCAL(scheduler::last_activity);
+MAILROOM_PE_LOCAL(scheduler::idle_polls);
+MAILROOM_PE_LOCAL(scheduler::waiting_in);
 
 bool scheduler::progress() {
   bool any = exchange::get().progress();
-  if (in_handler()) return any;
+  if (in_handler()) {
+    if (any) transport::note_poll(true);
+    return any;
+  }
   // Index loop: a handler may construct nothing, but wait() of one selector steps all of them.
   for (std::size_t i = 0; i < live.size(); ++i) any = live[i]->step() || any;
   if (any) {
+    transport::note_poll(true);
     last_activity = -1;
     idle_polls = 0;
     exchange::get().idle_poll(false);

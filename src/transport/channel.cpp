@@ -3,7 +3,9 @@
 // in the program can match them.
 #include "mailroom/transport.hpp"
 
+#include "transport/backend.hpp"
 #include "transport/mpi_check.hpp"
+#include "transport/sim.hpp"
 
 #include <algorithm>
 #include <vector>
@@ -17,7 +19,8 @@ constexpr std::size_t k_acks_per_message = 1024;
 constexpr int k_ack_receives = 4;
 }  // namespace
 
-struct channel::impl {
+namespace {
+struct mpi_channel final : channel::impl {
   MPI_Comm comm = MPI_COMM_NULL;
   std::size_t capacity;
   channel_sink& sink;
@@ -25,7 +28,7 @@ struct channel::impl {
   // Sends: slots grow on demand (the layer above bounds them); an ack send owns its buffer.
   std::vector<MPI_Request> send_req;
   std::vector<void*> send_cookie;
-  std::vector<std::vector<std::uint32_t>> send_acks;
+  std::vector<std::vector<std::uint32_t>> send_acks_;
   std::vector<int> free_send;
   int active_sends = 0;
 
@@ -38,7 +41,7 @@ struct channel::impl {
   std::vector<int> done_idx;
   std::vector<MPI_Status> done_status;
 
-  impl(std::size_t cap, int receives, channel_sink& s)
+  mpi_channel(std::size_t cap, int receives, channel_sink& s)
       : capacity(cap), sink(s), data_slots(receives) {
     MAILROOM_MPI(MPI_Comm_dup(detail::comm(), &comm));
     MAILROOM_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
@@ -65,7 +68,7 @@ struct channel::impl {
       free_send.push_back(static_cast<int>(send_req.size()));
       send_req.push_back(MPI_REQUEST_NULL);
       send_cookie.push_back(nullptr);
-      send_acks.emplace_back();
+      send_acks_.emplace_back();
     }
     const int slot = free_send.back();
     free_send.pop_back();
@@ -73,7 +76,7 @@ struct channel::impl {
     return slot;
   }
 
-  ~impl() {
+  ~mpi_channel() override {
     for (auto& r : recv_req) {
       if (r == MPI_REQUEST_NULL) continue;
       MPI_Cancel(&r);
@@ -86,37 +89,35 @@ struct channel::impl {
       if (r != MPI_REQUEST_NULL) MPI_Wait(&r, MPI_STATUS_IGNORE);
     MPI_Comm_free(&comm);
   }
+
+  [[nodiscard]] int sends_in_flight() const noexcept override { return active_sends; }
+
+  void send(int dest, const std::byte* data, std::size_t bytes, void* cookie) override {
+    const int slot = take_send_slot();
+    send_cookie[slot] = cookie;
+    MAILROOM_MPI(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, dest, k_data_tag, comm,
+                           &send_req[slot]));
+  }
+
+  void send_acks(int dest, const std::uint32_t* ids, std::size_t n) override {
+    while (n > 0) {
+      const std::size_t k = std::min(n, k_acks_per_message);
+      const int slot = take_send_slot();
+      send_cookie[slot] = nullptr;
+      auto& b = send_acks_[slot];
+      b.assign(ids, ids + k);
+      MAILROOM_MPI(MPI_Isend(b.data(), static_cast<int>(k), MPI_UINT32_T, dest, k_ack_tag, comm,
+                             &send_req[slot]));
+      ids += k;
+      n -= k;
+    }
+  }
+
+  int poll() override;
 };
 
-channel::channel(std::size_t capacity, int receives, channel_sink& sink)
-    : impl_(std::make_unique<impl>(capacity, receives, sink)) {}
-channel::~channel() = default;
-
-int channel::sends_in_flight() const noexcept { return impl_->active_sends; }
-
-void channel::send(int dest, const std::byte* data, std::size_t bytes, void* cookie) {
-  const int slot = impl_->take_send_slot();
-  impl_->send_cookie[slot] = cookie;
-  MAILROOM_MPI(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, dest, k_data_tag, impl_->comm,
-                         &impl_->send_req[slot]));
-}
-
-void channel::send_acks(int dest, const std::uint32_t* ids, std::size_t n) {
-  while (n > 0) {
-    const std::size_t k = std::min(n, k_acks_per_message);
-    const int slot = impl_->take_send_slot();
-    impl_->send_cookie[slot] = nullptr;
-    auto& b = impl_->send_acks[slot];
-    b.assign(ids, ids + k);
-    MAILROOM_MPI(MPI_Isend(b.data(), static_cast<int>(k), MPI_UINT32_T, dest, k_ack_tag,
-                           impl_->comm, &impl_->send_req[slot]));
-    ids += k;
-    n -= k;
-  }
-}
-
-int channel::poll() {
-  impl& m = *impl_;
+int mpi_channel::poll() {
+  mpi_channel& m = *this;
   detail::advance_duplicates();
   int completions = 0;
   int n = 0;
@@ -162,5 +163,20 @@ int channel::poll() {
   }
   return completions;
 }
+}  // namespace
+
+channel::channel(std::size_t capacity, int receives, channel_sink& sink)
+    : impl_(sim::active() ? sim::make_channel(capacity, sink)
+                          : std::make_unique<mpi_channel>(capacity, receives, sink)) {}
+channel::~channel() = default;
+
+int channel::sends_in_flight() const noexcept { return impl_->sends_in_flight(); }
+void channel::send(int dest, const std::byte* data, std::size_t bytes, void* cookie) {
+  impl_->send(dest, data, bytes, cookie);
+}
+void channel::send_acks(int dest, const std::uint32_t* ids, std::size_t n) {
+  impl_->send_acks(dest, ids, n);
+}
+int channel::poll() { return impl_->poll(); }
 
 }  // namespace mailroom::transport

@@ -10,7 +10,9 @@
 // describes the same and this cure).
 #include "mailroom/transport.hpp"
 
+#include "transport/backend.hpp"
 #include "transport/mpi_check.hpp"
+#include "transport/sim.hpp"
 
 #include <deque>
 #include <functional>
@@ -27,7 +29,7 @@ struct duplicate {
 std::deque<duplicate*> g_duplicates;  // asked for, not yet complete; in order
 }  // namespace
 
-struct collective_context::impl {
+struct mpi_context final : collective_context::impl {
   duplicate dup;
   MPI_Comm& comm = dup.comm;
   MPI_Request req = MPI_REQUEST_NULL;
@@ -49,6 +51,46 @@ struct collective_context::impl {
       start = [this, op] { op(comm, &req); };
     }
   }
+
+  mpi_context() {
+    g_duplicates.push_back(&dup);
+    detail::advance_duplicates();
+  }
+  ~mpi_context() override {
+    // Every PE asks for the same duplicates in the same order and advances them whenever it
+    // polls, so this completes without this PE doing anything but asking MPI.
+    while (!dup.done) detail::advance_duplicates();
+    if (req != MPI_REQUEST_NULL) MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Comm_free(&comm);
+  }
+
+  void start_reduce_scatter_sum(const std::int64_t* in, std::int64_t* out) override {
+    begin([in, out](MPI_Comm c, MPI_Request* r) {
+      MAILROOM_MPI(MPI_Ireduce_scatter_block(in, out, 1, MPI_INT64_T, MPI_SUM, c, r));
+    });
+  }
+  void start_allreduce_sum(const std::int64_t* in, std::int64_t* out, int n) override {
+    begin([in, out, n](MPI_Comm c, MPI_Request* r) {
+      MAILROOM_MPI(MPI_Iallreduce(in, out, n, MPI_INT64_T, MPI_SUM, c, r));
+    });
+  }
+  void start_barrier() override {
+    begin([](MPI_Comm c, MPI_Request* r) { MAILROOM_MPI(MPI_Ibarrier(c, r)); });
+  }
+  bool test() override {
+    if (!started) return true;
+    if (!ready()) return false;
+    if (start) {
+      start();
+      start = nullptr;
+    }
+    int flag = 0;
+    MAILROOM_MPI(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
+    if (flag == 0) return false;
+    started = false;
+    return true;
+  }
+  [[nodiscard]] bool busy() const noexcept override { return started; }
 };
 
 namespace detail {
@@ -70,50 +112,18 @@ bool advance_duplicates() {
 }
 }  // namespace detail
 
-collective_context::collective_context() : impl_(std::make_unique<impl>()) {
-  g_duplicates.push_back(&impl_->dup);
-  detail::advance_duplicates();
-}
-
-collective_context::~collective_context() {
-  // Every PE asks for the same duplicates in the same order and advances them whenever it polls,
-  // so this completes without this PE doing anything but asking MPI.
-  while (!impl_->dup.done) detail::advance_duplicates();
-  if (impl_->req != MPI_REQUEST_NULL) MPI_Wait(&impl_->req, MPI_STATUS_IGNORE);
-  MPI_Comm_free(&impl_->comm);
-}
+collective_context::collective_context()
+    : impl_(sim::active() ? sim::make_context() : std::make_unique<mpi_context>()) {}
+collective_context::~collective_context() = default;
 
 void collective_context::start_reduce_scatter_sum(const std::int64_t* in, std::int64_t* out) {
-  impl_->begin([in, out](MPI_Comm c, MPI_Request* r) {
-    MAILROOM_MPI(MPI_Ireduce_scatter_block(in, out, 1, MPI_INT64_T, MPI_SUM, c, r));
-  });
+  impl_->start_reduce_scatter_sum(in, out);
 }
-
 void collective_context::start_allreduce_sum(const std::int64_t* in, std::int64_t* out, int n) {
-  impl_->begin([in, out, n](MPI_Comm c, MPI_Request* r) {
-    MAILROOM_MPI(MPI_Iallreduce(in, out, n, MPI_INT64_T, MPI_SUM, c, r));
-  });
+  impl_->start_allreduce_sum(in, out, n);
 }
-
-void collective_context::start_barrier() {
-  impl_->begin([](MPI_Comm c, MPI_Request* r) { MAILROOM_MPI(MPI_Ibarrier(c, r)); });
-}
-
-bool collective_context::test() {
-  impl& m = *impl_;
-  if (!m.started) return true;
-  if (!m.ready()) return false;
-  if (m.start) {
-    m.start();
-    m.start = nullptr;
-  }
-  int flag = 0;
-  MAILROOM_MPI(MPI_Test(&m.req, &flag, MPI_STATUS_IGNORE));
-  if (flag == 0) return false;
-  m.started = false;
-  return true;
-}
-
-bool collective_context::busy() const noexcept { return impl_->started; }
+void collective_context::start_barrier() { impl_->start_barrier(); }
+bool collective_context::test() { return impl_->test(); }
+bool collective_context::busy() const noexcept { return impl_->busy(); }
 
 }  // namespace mailroom::transport

@@ -1,7 +1,9 @@
 // Memory shared by the PEs of one node, for the aggregation layer's buffers between them.
 #include "mailroom/transport.hpp"
 
+#include "transport/backend.hpp"
 #include "transport/mpi_check.hpp"
+#include "transport/sim.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -12,14 +14,29 @@ namespace {
 constexpr std::size_t k_align = 64;
 }
 
-struct node_memory::impl {
+namespace {
+struct mpi_node_memory final : node_memory::impl {
   MPI_Comm node = detail::node_comm();
   MPI_Win win = MPI_WIN_NULL;
-  std::vector<std::byte*> parts;  // by world rank
+
+  explicit mpi_node_memory(std::size_t bytes);
+  ~mpi_node_memory() override {
+    if (win != MPI_WIN_NULL) {
+      MPI_Win_unlock_all(win);
+      MPI_Win_free(&win);
+    }
+  }
+  void node_barrier() override {
+    // The barrier orders the stores before it (MPI_Win_sync: the memory model of shared
+    // windows).
+    if (win != MPI_WIN_NULL) MAILROOM_MPI(MPI_Win_sync(win));
+    MAILROOM_MPI(MPI_Barrier(node));
+    if (win != MPI_WIN_NULL) MAILROOM_MPI(MPI_Win_sync(win));
+  }
 };
 
-node_memory::node_memory(std::size_t bytes) : impl_(std::make_unique<impl>()) {
-  impl_->parts.assign(static_cast<std::size_t>(size()), nullptr);
+mpi_node_memory::mpi_node_memory(std::size_t bytes) {
+  parts.assign(static_cast<std::size_t>(size()), nullptr);
   const int me = rank();
   const int node_size = layout().node_size;
   if (node_size == 1 || bytes == 0) return;
@@ -30,46 +47,41 @@ node_memory::node_memory(std::size_t bytes) : impl_(std::make_unique<impl>()) {
   // Parts are handed out aligned to a cache line (MPI may place them anywhere): 64 bytes more.
   void* mine = nullptr;  // (found again through MPI_Win_shared_query below)
   MAILROOM_MPI(MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes + k_align), 1, info,
-                                       impl_->node, &mine, &impl_->win));
+                                       node, &mine, &win));
   MAILROOM_MPI(MPI_Info_free(&info));
-  MAILROOM_MPI(MPI_Win_set_errhandler(impl_->win, MPI_ERRORS_RETURN));
+  MAILROOM_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
   // A passive-target epoch for the window's lifetime: what MPI_Win_sync needs.
-  MAILROOM_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, impl_->win));
+  MAILROOM_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, win));
   // World ranks of the node's PEs, in node rank order.
   std::vector<int> world(static_cast<std::size_t>(node_size));
-  MAILROOM_MPI(MPI_Allgather(&me, 1, MPI_INT, world.data(), 1, MPI_INT, impl_->node));
+  MAILROOM_MPI(MPI_Allgather(&me, 1, MPI_INT, world.data(), 1, MPI_INT, node));
   for (int r = 0; r < node_size; ++r) {
     MPI_Aint got = 0;
     int disp = 0;
     void* base = nullptr;
-    MAILROOM_MPI(MPI_Win_shared_query(impl_->win, r, &got, &disp, &base));
+    MAILROOM_MPI(MPI_Win_shared_query(win, r, &got, &disp, &base));
     // (Parts may come rounded up to whole pages.)
     MAILROOM_CHECK(static_cast<std::size_t>(got) >= bytes + k_align,
                    "the PEs of a node asked for shared parts of different sizes ({} and {} bytes)",
                    got, bytes + k_align);
     // The same address modulo a page in every process's mapping, so the same offset here.
     const auto at = reinterpret_cast<std::uintptr_t>(base);
-    impl_->parts[static_cast<std::size_t>(world[static_cast<std::size_t>(r)])] =
+    parts[static_cast<std::size_t>(world[static_cast<std::size_t>(r)])] =
         static_cast<std::byte*>(base) + ((k_align - at % k_align) % k_align);
   }
 }
 
-node_memory::~node_memory() {
-  if (impl_->win != MPI_WIN_NULL) {
-    MPI_Win_unlock_all(impl_->win);
-    MPI_Win_free(&impl_->win);
-  }
-}
+}  // namespace
+
+node_memory::node_memory(std::size_t bytes)
+    : impl_(sim::active() ? sim::make_node_memory(bytes)
+                          : std::make_unique<mpi_node_memory>(bytes)) {}
+node_memory::~node_memory() = default;
 
 std::byte* node_memory::part(int pe) const noexcept {
   return impl_->parts[static_cast<std::size_t>(pe)];
 }
 
-void node_memory::node_barrier() {
-  // The barrier orders the stores before it (MPI_Win_sync: the memory model of shared windows).
-  if (impl_->win != MPI_WIN_NULL) MAILROOM_MPI(MPI_Win_sync(impl_->win));
-  MAILROOM_MPI(MPI_Barrier(impl_->node));
-  if (impl_->win != MPI_WIN_NULL) MAILROOM_MPI(MPI_Win_sync(impl_->win));
-}
+void node_memory::node_barrier() { impl_->node_barrier(); }
 
 }  // namespace mailroom::transport

@@ -2,7 +2,9 @@
 #include "mailroom/transport.hpp"
 
 #include "common/hooks.hpp"
+#include "common/pe_local.hpp"
 #include "transport/mpi_check.hpp"
+#include "transport/sim.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -23,6 +25,11 @@ node_layout g_layout;
 MPI_Comm g_comm = MPI_COMM_NULL;       // mailroom's duplicate of the runtime's communicator
 MPI_Comm g_node_comm = MPI_COMM_NULL;
 progress_hooks g_hooks;
+MAILROOM_PE_LOCAL(g_up);
+MAILROOM_PE_LOCAL(g_rank);
+MAILROOM_PE_LOCAL(g_size);
+MAILROOM_PE_LOCAL(g_layout);
+MAILROOM_PE_LOCAL(g_hooks);
 
 // What mailroom needs of MPI's threading: all of its MPI calls come from the thread that
 // constructed the runtime (the worker threads of later versions will hand their sends to it).
@@ -48,6 +55,22 @@ void mpi_abort_hook(int code) {
 }  // namespace
 
 void set_progress_hooks(progress_hooks hooks) noexcept { g_hooks = hooks; }
+void note_poll(bool any) noexcept {
+  if (sim::active()) sim::note_poll(any);
+}
+
+namespace sim {
+void wait_step(const char* what, bool progress) {
+  if (progress && g_hooks.active != nullptr && g_hooks.active() && g_hooks.progress != nullptr)
+    g_hooks.progress(what);
+  else
+    yield();
+}
+bool runtime_active() noexcept { return g_hooks.active != nullptr && g_hooks.active(); }
+const char* runtime_wait() noexcept {
+  return g_hooks.waiting_in != nullptr ? g_hooks.waiting_in() : nullptr;
+}
+}  // namespace sim
 
 namespace detail {
 MPI_Comm comm() noexcept { return g_comm; }
@@ -82,6 +105,13 @@ void mpi_failed(int rc, const char* call, const char* file, int line) noexcept {
 }  // namespace detail
 
 void init(int* argc, char*** argv, bool world, std::int64_t comm_f) {
+  if (sim::active()) {
+    sim::describe_pe(g_rank, g_size, g_layout);
+    mailroom::detail::set_error_rank(g_rank);
+    mailroom::detail::set_abort_hook(&sim::abort);
+    g_up = true;
+    return;
+  }
   int already = 0;
   MPI_Initialized(&already);
   MAILROOM_CHECK(already != 0 || world,
@@ -153,6 +183,7 @@ void finalize() {
   g_up = false;
   mailroom::detail::set_abort_hook(nullptr);
   g_hooks = {};
+  if (sim::active()) return;
   MPI_Comm_free(&g_node_comm);
   MPI_Comm_free(&g_comm);
   if (g_we_initialised) MPI_Finalize();
@@ -162,14 +193,19 @@ bool initialized() noexcept { return g_up; }
 int rank() noexcept { return g_rank; }
 int size() noexcept { return g_size; }
 const node_layout& layout() noexcept { return g_layout; }
-void barrier() { MAILROOM_COLLECTIVE(MPI_Ibarrier, g_comm); }
-double wtime() noexcept { return MPI_Wtime(); }
+void barrier() {
+  if (sim::active()) return sim::barrier();
+  MAILROOM_COLLECTIVE(MPI_Ibarrier, g_comm);
+}
+double wtime() noexcept { return sim::active() ? sim::wtime() : MPI_Wtime(); }
 void abort(int code) noexcept {
+  if (sim::active()) sim::abort(code);
   mpi_abort_hook(code);
   std::_Exit(code);
 }
 
 std::string library_version() {
+  if (sim::active()) return sim::library_version();
   char text[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;
   MAILROOM_MPI(MPI_Get_library_version(text, &len));
@@ -186,16 +222,24 @@ std::int64_t allreduce(std::int64_t v, MPI_Op op) {
   return out;
 }
 }  // namespace
-std::int64_t allreduce_min(std::int64_t v) { return allreduce(v, MPI_MIN); }
-std::int64_t allreduce_max(std::int64_t v) { return allreduce(v, MPI_MAX); }
-std::int64_t allreduce_sum(std::int64_t v) { return allreduce(v, MPI_SUM); }
+std::int64_t allreduce_min(std::int64_t v) {
+  return sim::active() ? sim::allreduce(v, sim::reduce_op::min) : allreduce(v, MPI_MIN);
+}
+std::int64_t allreduce_max(std::int64_t v) {
+  return sim::active() ? sim::allreduce(v, sim::reduce_op::max) : allreduce(v, MPI_MAX);
+}
+std::int64_t allreduce_sum(std::int64_t v) {
+  return sim::active() ? sim::allreduce(v, sim::reduce_op::sum) : allreduce(v, MPI_SUM);
+}
 double allreduce_max_double(double v) {
+  if (sim::active()) return sim::allreduce_max(v);
   double out = 0;
   MAILROOM_COLLECTIVE(MPI_Iallreduce, &v, &out, 1, MPI_DOUBLE, MPI_MAX, g_comm);
   return out;
 }
 
 void reduce_scatter_sum(const std::int64_t* in, std::int64_t* out, std::size_t block) {
+  if (sim::active()) return sim::reduce_scatter_sum(in, out, block);
   MAILROOM_COLLECTIVE(MPI_Ireduce_scatter_block, in, out, static_cast<int>(block), MPI_INT64_T,
                       MPI_SUM, g_comm);
 }
@@ -203,6 +247,7 @@ void reduce_scatter_sum(const std::int64_t* in, std::int64_t* out, std::size_t b
 void broadcast(void* data, std::size_t bytes, int root) {
   MAILROOM_CHECK(bytes <= static_cast<std::size_t>(std::numeric_limits<int>::max()),
                  "broadcast of {} bytes: MPI counts are ints; send it in parts", bytes);
+  if (sim::active()) return sim::broadcast(data, bytes, root);
   MAILROOM_COLLECTIVE(MPI_Ibcast, data, static_cast<int>(bytes), MPI_BYTE, root, g_comm);
 }
 
@@ -210,6 +255,7 @@ double round_trip_seconds(int batches) {
   MAILROOM_CHECK(batches >= 1, "round_trip_seconds: {} batches (give at least one)", batches);
   const int last = size() - 1;
   if (last == 0) return 0;
+  if (sim::active()) return sim::round_trip_seconds();
   constexpr int k_exchanges = 200;
   constexpr int k_tag = 0x6d72;  // no other traffic of mailroom's communicator is point to point
   std::vector<double> per_batch;
@@ -250,10 +296,12 @@ MPI_Datatype element_type(std::size_t elem_bytes) {
 }  // namespace
 
 void gather(int send, int* recv, int root) {
+  if (sim::active()) return sim::gather(send, recv, root);
   MAILROOM_COLLECTIVE(MPI_Igather, &send, 1, MPI_INT, recv, 1, MPI_INT, root, g_comm);
 }
 
 int scatter(const int* send, int root) {
+  if (sim::active()) return sim::scatter(send, root);
   int out = 0;
   MAILROOM_COLLECTIVE(MPI_Iscatter, send, 1, MPI_INT, &out, 1, MPI_INT, root, g_comm);
   return out;
@@ -261,6 +309,7 @@ int scatter(const int* send, int root) {
 
 void gatherv(const void* send, int count, void* recv, const int* counts, const int* displs,
              std::size_t elem_bytes, int root) {
+  if (sim::active()) return sim::gatherv(send, count, recv, counts, displs, elem_bytes, root);
   MPI_Datatype t = element_type(elem_bytes);
   MAILROOM_COLLECTIVE(MPI_Igatherv, send, count, t, recv, counts, displs, t, root, g_comm);
   MAILROOM_MPI(MPI_Type_free(&t));
@@ -268,12 +317,14 @@ void gatherv(const void* send, int count, void* recv, const int* counts, const i
 
 void scatterv(const void* send, const int* counts, const int* displs, void* recv, int count,
               std::size_t elem_bytes, int root) {
+  if (sim::active()) return sim::scatterv(send, counts, displs, recv, count, elem_bytes, root);
   MPI_Datatype t = element_type(elem_bytes);
   MAILROOM_COLLECTIVE(MPI_Iscatterv, send, counts, displs, t, recv, count, t, root, g_comm);
   MAILROOM_MPI(MPI_Type_free(&t));
 }
 
 std::int64_t exscan_sum(std::int64_t v) {
+  if (sim::active()) return sim::exscan_sum(v);
   std::int64_t out = 0;
   MAILROOM_COLLECTIVE(MPI_Iexscan, &v, &out, 1, MPI_INT64_T, MPI_SUM, g_comm);
   return g_rank == 0 ? 0 : out;  // MPI leaves PE 0's result undefined

@@ -246,6 +246,7 @@ class exchange final : public transport::channel_sink {
   std::vector<incoming> in_;       // the other PEs of this node
 
   static exchange* instance_;
+  static const bool instance_is_per_pe_;  // (registered with the simulated machine)
   std::size_t capacity_;
   std::size_t budget_;
   std::uint32_t credits_;

@@ -1,0 +1,46 @@
+// The transport's two engines behind one interface: MPI (the distributed machine) and the
+// simulated machine (transport/sim.cpp, many PEs in one process). The public classes of
+// transport.hpp hold one of these; which one is chosen when they are constructed. Not installed.
+#pragma once
+
+#include "mailroom/transport.hpp"
+
+#include <vector>
+
+namespace mailroom::transport {
+
+struct channel::impl {
+  virtual ~impl() = default;
+  [[nodiscard]] virtual int sends_in_flight() const noexcept = 0;
+  virtual void send(int dest, const std::byte* data, std::size_t bytes, void* cookie) = 0;
+  virtual void send_acks(int dest, const std::uint32_t* ids, std::size_t n) = 0;
+  virtual int poll() = 0;
+};
+
+struct collective_context::impl {
+  virtual ~impl() = default;
+  virtual void start_reduce_scatter_sum(const std::int64_t* in, std::int64_t* out) = 0;
+  virtual void start_allreduce_sum(const std::int64_t* in, std::int64_t* out, int n) = 0;
+  virtual void start_barrier() = 0;
+  virtual bool test() = 0;
+  [[nodiscard]] virtual bool busy() const noexcept = 0;
+};
+
+struct node_memory::impl {
+  virtual ~impl() = default;
+  std::vector<std::byte*> parts;  // by world rank
+  virtual void node_barrier() = 0;
+};
+
+struct window::impl {
+  virtual ~impl() = default;
+  virtual void add(int target, std::size_t index, std::int64_t value) = 0;
+  virtual std::int64_t fetch_add(int target, std::size_t index, std::int64_t value) = 0;
+  virtual std::int64_t get(int target, std::size_t index) = 0;
+  virtual void put(int target, std::size_t index, std::int64_t value) = 0;
+  virtual std::int64_t compare_and_swap(int target, std::size_t index, std::int64_t expected,
+                                        std::int64_t desired) = 0;
+  virtual void fence() = 0;
+};
+
+}  // namespace mailroom::transport

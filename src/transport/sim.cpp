@@ -1,0 +1,1069 @@
+// The simulated machine: P virtual PEs in one process, each a fiber with a stack of its own,
+// taking turns on the calling thread. mailroom runs on them unchanged: what is per PE in its
+// globals is swapped at each switch (common/pe_local.hpp), and this file stands in for MPI.
+//
+// Time is virtual. Each PE has a clock; the PE with the earliest clock runs next (ties broken
+// by the seed), until it polls for messages or waits, which is a turn: its clock advances by a
+// turn's cost (longer while it finds nothing to do, so idle PEs stay out of the way). A message
+// leaves when its link is free, takes its bytes over the link's bandwidth, and arrives after the
+// link's latency plus a seeded jitter; messages between a pair of PEs never overtake each other
+// (what MPI promises). A collective completes for each member at the latest arrival plus the
+// latency times log2 of the members. Nothing depends on the real time taken, so a seed replays.
+//
+// Never silent: a PE that runs for MachineSpec::stall_seconds of real time without a turn, and
+// a machine where no PE has found work for many turns each (a deadlock), end the run with a
+// report of what every PE was waiting for.
+#include "transport/sim.hpp"
+
+#include "mailroom/error.hpp"
+#include "mailroom/simulate.hpp"
+
+#include <fmt/format.h>
+
+#include "common/hooks.hpp"
+#include "common/pe_local.hpp"
+#include "transport/backend.hpp"
+
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <queue>
+#include <random>
+#include <thread>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define MAILROOM_SIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MAILROOM_SIM_ASAN 1
+#endif
+#endif
+#ifdef MAILROOM_SIM_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+namespace mailroom::transport::sim {
+
+bool g_active = false;
+
+namespace {
+
+constexpr double k_turn = 1e-7;       // a turn that found work: 100 ns of the PE's clock
+constexpr double k_idle_most = 2e-6;  // an idle turn costs twice the last one, up to this
+constexpr std::uint64_t k_deadlock_turns = 2000;  // idle turns per PE before a deadlock report
+// A PE keeps running while its clock is at most this far ahead of the earliest other PE's (each
+// switch costs two system calls, and a remapping of the symmetric heap).
+constexpr double k_quantum = 1e-6;
+
+struct message {
+  double at;
+  std::uint64_t seq;
+  int source;
+  bool ack;
+  std::vector<std::byte> data;
+};
+struct arrives_later {
+  bool operator()(const message* a, const message* b) const noexcept {
+    return a->at != b->at ? a->at > b->at : a->seq > b->seq;
+  }
+};
+using inbox = std::priority_queue<message*, std::vector<message*>, arrives_later>;
+
+struct link_state {
+  double free = 0;  // when the link has sent what it was given
+  double last = 0;  // the latest arrival on it (no overtaking)
+};
+
+struct fiber {
+  int pe = 0;
+  ucontext_t ctx{};
+  std::byte* stack = nullptr;
+  std::size_t stack_bytes = 0;
+  std::vector<void*> parked;  // this PE's globals while it does not run
+  double clock = 0;
+  double idle_cost = k_turn;
+  bool busy = false;  // found work since its last turn
+  bool done = false;
+  bool asleep = false;  // waits in a meeting and is out of the ready queue until it completes
+  int exit_code = 0;
+  const char* waiting = nullptr;  // the simulator's own wait (collectives)
+  std::uint64_t world_seq = 0, node_seq = 0, contexts = 0, channels = 0;
+  std::unordered_map<int, link_state> links;  // by destination
+  void* fake_stack = nullptr;  // AddressSanitizer's, while switched out
+};
+
+struct meeting {
+  int expected = 0;
+  int arrived = 0, computed = 0, departed = 0;
+  std::vector<const void*> in;  // each member's arguments
+  double last_arrival = 0;
+  std::vector<fiber*> sleepers;  // members that wait without polling (nothing to progress)
+};
+using meeting_key = std::pair<std::int64_t, std::uint64_t>;  // (group, sequence)
+
+struct engine {
+  simulated_machine m;
+  const std::function<int()>* program = nullptr;
+  std::vector<std::unique_ptr<fiber>> fibers;
+  fiber* current = nullptr;
+  ucontext_t main_ctx{};
+  void* main_fake_stack = nullptr;
+  const void* main_stack_bottom = nullptr;
+  std::size_t main_stack_size = 0;
+  std::mt19937_64 rng;
+  std::uint64_t seq = 0;
+  std::uint64_t turns = 0, last_activity = 0;
+  int live = 0;
+  using entry = std::tuple<double, std::uint64_t, int>;  // clock, tie-break, PE
+  std::priority_queue<entry, std::vector<entry>, std::greater<>> ready;  // all but the one running
+  std::map<meeting_key, meeting> meetings;
+  std::map<std::pair<int, std::uint64_t>, inbox> inboxes;  // (PE, channel)
+  // The symmetric heaps: one file, a part per PE, mapped at one address for the PE that runs.
+  int heap_fd = -1;
+  std::byte* heap_base = nullptr;
+  std::size_t heap_bytes = 0;
+  int heap_mapped = -1;
+  // The stall watchdog (a thread of its own, reading these).
+  std::atomic<std::uint64_t> turns_seen{0};
+  std::atomic<int> running_pe{-1};
+
+  double uniform() { return std::uniform_real_distribution<double>(0.0, 1.0)(rng); }
+  void activity() noexcept { last_activity = turns; }
+  int node_of(int pe) const noexcept { return pe / m.per_node; }
+  int node_size(int node) const noexcept {
+    return std::min(m.per_node, m.pes - node * m.per_node);
+  }
+};
+engine* g_engine = nullptr;
+
+engine& eng() noexcept { return *g_engine; }
+fiber& me() noexcept { return *g_engine->current; }
+
+// ---- switching ---------------------------------------------------------------------------------
+// AddressSanitizer must be told of every switch between stacks (else it takes a fiber's frames
+// for overflows of another stack).
+void start_switch(void** fake_save, const void* bottom, std::size_t size) {
+#ifdef MAILROOM_SIM_ASAN
+  __sanitizer_start_switch_fiber(fake_save, bottom, size);
+#else
+  (void)fake_save, (void)bottom, (void)size;
+#endif
+}
+void finish_switch(void* fake_save, const void** old_bottom = nullptr,
+                   std::size_t* old_size = nullptr) {
+#ifdef MAILROOM_SIM_ASAN
+  __sanitizer_finish_switch_fiber(fake_save, old_bottom, old_size);
+#else
+  (void)fake_save, (void)old_bottom, (void)old_size;
+#endif
+}
+
+// From a fiber to the scheduler.
+void switch_to_main(fiber& f) {
+  engine& e = eng();
+  start_switch(f.done ? nullptr : &f.fake_stack, e.main_stack_bottom, e.main_stack_size);
+  swapcontext(&f.ctx, &e.main_ctx);
+  finish_switch(f.fake_stack);
+}
+
+[[noreturn]] void fiber_failed(int pe, const char* what) {
+  std::fprintf(stderr, "mailroom: rank %d: %s\n", pe, what);
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
+// An exception that leaves a PE's program ends the job there, without unwinding (as one that
+// leaves main() ends an MPI process, and mpiexec the job): unwinding would run the runtime's
+// destructor, which waits for PEs that may wait for this one. Nothing on a fiber's stack catches
+// (not even a noexcept frame, which GCC unwinds to), so the search for a handler reaches the
+// bottom of the stack and std::terminate runs at the throw: here.
+[[noreturn]] void uncaught() noexcept {
+  const int pe = g_engine != nullptr && g_engine->current != nullptr ? g_engine->current->pe : -1;
+  try {
+    throw;
+  } catch (const std::exception& ex) {
+    fiber_failed(pe, (std::string("uncaught exception: ") + ex.what()).c_str());
+  } catch (...) {
+    fiber_failed(pe, "uncaught exception of an unknown type");
+  }
+}
+
+void fiber_entry() {
+  engine& e = eng();
+  finish_switch(nullptr, &e.main_stack_bottom, &e.main_stack_size);
+  fiber& f = me();
+  f.exit_code = (*e.program)();
+  f.done = true;
+  switch_to_main(f);
+  std::abort();  // a finished fiber is never resumed
+}
+
+// From the scheduler to fiber f, until its next turn ends.
+void run(fiber& f) {
+  engine& e = eng();
+  e.current = &f;
+  e.running_pe.store(f.pe, std::memory_order_relaxed);
+  detail::pe_locals::swap(f.parked);
+  detail::pe_locals::run_switch_hooks();
+  start_switch(&e.main_fake_stack, f.stack, f.stack_bytes);
+  swapcontext(&e.main_ctx, &f.ctx);
+  finish_switch(e.main_fake_stack);
+  detail::pe_locals::swap(f.parked);
+  e.current = nullptr;
+  e.running_pe.store(-1, std::memory_order_relaxed);
+}
+
+// ---- deadlock report ---------------------------------------------------------------------------
+// `all_asleep`: every PE left waits in a collective that some PE never joins; else none of them
+// has found work for k_deadlock_turns turns each.
+[[noreturn]] void report_deadlock(bool all_asleep) {
+  engine& e = eng();
+  // What each PE waits in: the simulator's own wait, else what its runtime reports.
+  std::map<std::string, std::vector<int>> by_wait;
+  for (auto& fp : e.fibers) {
+    fiber& f = *fp;
+    if (f.done) continue;
+    // (The PE that runs has its values in the globals; the others' are parked.)
+    const bool parked = &f != e.current;
+    if (parked) detail::pe_locals::swap(f.parked);
+    const char* rt = runtime_wait();
+    if (parked) detail::pe_locals::swap(f.parked);
+    std::string what = f.waiting != nullptr ? f.waiting : rt != nullptr ? rt : "(no wait named)";
+    if (f.waiting != nullptr && rt != nullptr) what += std::string(" (runtime: ") + rt + ")";
+    by_wait[what].push_back(f.pe);
+  }
+  double now = 0;
+  for (auto& fp : e.fibers) now = std::max(now, fp->clock);
+  const std::string why =
+      all_asleep ? "every one of the " + std::to_string(e.live) + " running PEs waits in a "
+                   "collective that another never joins"
+                 : "none of the " + std::to_string(e.live) + " running PEs has found work in " +
+                       std::to_string(k_deadlock_turns) + " turns each";
+  std::fprintf(stderr,
+               "mailroom: simulated machine: deadlock: %s (virtual time %.6f s; %s). What they "
+               "wait for:\n",
+               why.c_str(), now, e.m.describe().c_str());
+  for (const auto& [what, pes] : by_wait) {
+    std::string list;
+    for (std::size_t i = 0; i < pes.size() && i < 12; ++i) {
+      if (i > 0) list += ',';
+      list += std::to_string(pes[i]);
+    }
+    if (pes.size() > 12) list += ",... (" + std::to_string(pes.size()) + " PEs)";
+    std::fprintf(stderr, "  PE %s: %s\n", list.c_str(), what.c_str());
+  }
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
+// ---- meetings (collectives) --------------------------------------------------------------------
+constexpr std::int64_t k_world = 0;
+std::int64_t node_group(int node) { return -1 - static_cast<std::int64_t>(node); }
+
+// Members that wait for a meeting with nothing else to do sleep (out of the ready queue: a
+// thousand PEs in a barrier cost no turns) until the member they wait for arrives.
+void wake(meeting& g) {
+  engine& e = eng();
+  for (fiber* f : g.sleepers) {
+    f->asleep = false;
+    f->clock = std::max(f->clock, g.last_arrival);
+    e.ready.emplace(f->clock, e.rng(), f->pe);
+  }
+  g.sleepers.clear();
+}
+
+// One step of a member's wait: the progress engine while mailroom is active here, else sleep.
+void wait_in(meeting& g, const char* what, bool progress) {
+  if (progress && runtime_active()) {
+    wait_step(what, true);
+    return;
+  }
+  fiber& f = me();
+  f.asleep = true;
+  g.sleepers.push_back(&f);
+  switch_to_main(f);
+}
+
+meeting& arrive(meeting_key key, int expected, int member, const void* in) {
+  engine& e = eng();
+  auto [it, fresh] = e.meetings.try_emplace(key);
+  meeting& g = it->second;
+  if (fresh) {
+    g.expected = expected;
+    g.in.assign(static_cast<std::size_t>(expected), nullptr);
+  }
+  MAILROOM_ASSERT(g.expected == expected && member < expected);
+  g.in[static_cast<std::size_t>(member)] = in;
+  ++g.arrived;
+  g.last_arrival = std::max(g.last_arrival, me().clock);
+  e.activity();
+  if (g.arrived == g.expected) wake(g);
+  return g;
+}
+
+double meeting_latency(int members) {
+  const double hops = std::ceil(std::log2(std::max(members, 2)));
+  return eng().m.network_latency * hops;
+}
+
+// After computing its result: waits until every member has (their arguments stay valid until
+// then), takes the completion time, and the last to leave ends the meeting.
+void leave(meeting_key key, meeting& g, const char* what, bool progress) {
+  ++g.computed;
+  eng().activity();
+  if (g.computed == g.expected) wake(g);
+  fiber& f = me();
+  const char* outer = f.waiting;
+  f.waiting = what;
+  while (g.computed < g.expected) wait_in(g, what, progress);
+  f.waiting = outer;
+  f.clock = std::max(f.clock, g.last_arrival + meeting_latency(g.expected));
+  if (++g.departed == g.expected) eng().meetings.erase(key);
+}
+
+template <class Compute>
+void meet(std::int64_t group, std::uint64_t seq, int expected, int member, const void* in,
+          const char* what, bool progress, Compute compute) {
+  const meeting_key key{group, seq};
+  meeting& g = arrive(key, expected, member, in);
+  fiber& f = me();
+  const char* outer = f.waiting;
+  f.waiting = what;
+  while (g.arrived < g.expected) wait_in(g, what, progress);
+  f.waiting = outer;
+  compute(g.in);
+  leave(key, g, what, progress);
+}
+
+// A collective of all PEs (progress engine running while mailroom is active, as under MPI).
+template <class Compute>
+void world(const void* in, const char* what, Compute compute) {
+  fiber& f = me();
+  meet(k_world, f.world_seq++, eng().m.pes, f.pe, in, what, true, compute);
+}
+
+template <class T>
+const T& arg(const std::vector<const void*>& in, int p) {
+  return *static_cast<const T*>(in[static_cast<std::size_t>(p)]);
+}
+
+int pes() { return eng().m.pes; }
+
+// ---- point to point ----------------------------------------------------------------------------
+inbox& inbox_of(int pe, std::uint64_t channel) { return eng().inboxes[{pe, channel}]; }
+
+void post(std::uint64_t channel, int dest, const void* data, std::size_t bytes, bool ack) {
+  engine& e = eng();
+  fiber& f = me();
+  const bool near = e.node_of(dest) == e.node_of(f.pe);
+  const double latency = dest == f.pe ? 0 : near ? e.m.node_latency : e.m.network_latency;
+  const double bandwidth = near ? e.m.node_bandwidth : e.m.network_bandwidth;
+  link_state& l = f.links[dest];
+  const double depart = std::max(f.clock, l.free);
+  const double wire = static_cast<double>(bytes) / bandwidth;
+  l.free = depart + wire;
+  const double at = std::max(l.last, depart + wire + latency * (1 + e.m.jitter * e.uniform()));
+  l.last = at;
+  const auto* b = static_cast<const std::byte*>(data);
+  inbox_of(dest, channel).push(new message{at, e.seq++, f.pe, ack, {b, b + bytes}});
+  e.activity();
+}
+
+class sim_channel final : public channel::impl {
+ public:
+  sim_channel(std::size_t capacity, channel_sink& sink)
+      : capacity_(capacity), sink_(sink), id_(me().channels++), in_(&inbox_of(me().pe, id_)) {}
+  ~sim_channel() override {
+    // (Under MPI, what was not received by now is cancelled.)
+    while (!in_->empty()) {
+      delete in_->top();
+      in_->pop();
+    }
+    eng().inboxes.erase({me().pe, id_});
+  }
+  [[nodiscard]] int sends_in_flight() const noexcept override {
+    return static_cast<int>(sent_.size());
+  }
+  void send(int dest, const std::byte* data, std::size_t bytes, void* cookie) override {
+    MAILROOM_ASSERT(bytes <= capacity_);
+    post(id_, dest, data, bytes, false);
+    sent_.push_back(cookie);  // copied: complete at the next poll
+  }
+  void send_acks(int dest, const std::uint32_t* ids, std::size_t n) override {
+    post(id_, dest, ids, n * sizeof *ids, true);
+  }
+  int poll() override {
+    yield();
+    int n = 0;
+    if (!sent_.empty()) {
+      done_.swap(sent_);  // (sent() may send again)
+      for (void* c : done_) sink_.sent(c);
+      n += static_cast<int>(done_.size());
+      done_.clear();
+    }
+    const double now = me().clock;
+    while (!in_->empty() && in_->top()->at <= now) {
+      std::unique_ptr<message> m(in_->top());
+      in_->pop();
+      ++n;
+      eng().activity();
+      if (m->ack) {
+        acks_.resize(m->data.size() / sizeof(std::uint32_t));
+        std::memcpy(acks_.data(), m->data.data(), m->data.size());
+        sink_.acknowledged(m->source, acks_.data(), acks_.size());
+      } else {
+        std::byte* buf = sink_.fresh_buffer();
+        std::memcpy(buf, m->data.data(), m->data.size());
+        sink_.received(m->source, buf, m->data.size());
+      }
+    }
+    return n;
+  }
+
+ private:
+  std::size_t capacity_;
+  channel_sink& sink_;
+  std::uint64_t id_;
+  inbox* in_;
+  std::vector<void*> sent_, done_;
+  std::vector<std::uint32_t> acks_;
+};
+
+// ---- non-blocking collectives ------------------------------------------------------------------
+class sim_context final : public collective_context::impl {
+ public:
+  sim_context() : group_(1 + static_cast<std::int64_t>(me().contexts++)) {}
+  ~sim_context() override {
+    while (!test()) wait_step("collective_context (destroyed while busy)", false);
+  }
+  void start_reduce_scatter_sum(const std::int64_t* in, std::int64_t* out) override {
+    begin(in, [out](const std::vector<const void*>& all) {
+      std::int64_t s = 0;
+      for (int p = 0; p < pes(); ++p) s += static_cast<const std::int64_t*>(all[p])[me().pe];
+      *out = s;
+    });
+  }
+  void start_allreduce_sum(const std::int64_t* in, std::int64_t* out, int n) override {
+    begin(in, [out, n](const std::vector<const void*>& all) {
+      for (int i = 0; i < n; ++i) {
+        std::int64_t s = 0;
+        for (int p = 0; p < pes(); ++p) s += static_cast<const std::int64_t*>(all[p])[i];
+        out[i] = s;
+      }
+    });
+  }
+  void start_barrier() override {
+    begin(&group_, [](const std::vector<const void*>&) {});
+  }
+  bool test() override {
+    if (g_ == nullptr) return true;
+    if (g_->arrived < g_->expected) return false;
+    if (compute_) {
+      compute_(g_->in);
+      compute_ = nullptr;
+      ++g_->computed;
+      eng().activity();
+      if (g_->computed == g_->expected) wake(*g_);
+    }
+    if (g_->computed < g_->expected) return false;
+    fiber& f = me();
+    f.clock = std::max(f.clock, g_->last_arrival + meeting_latency(g_->expected));
+    if (++g_->departed == g_->expected) eng().meetings.erase(key_);
+    g_ = nullptr;
+    return true;
+  }
+  [[nodiscard]] bool busy() const noexcept override { return g_ != nullptr; }
+
+ private:
+  template <class F>
+  void begin(const void* in, F compute) {
+    MAILROOM_ASSERT(g_ == nullptr);
+    key_ = {group_, ops_++};
+    compute_ = compute;
+    g_ = &arrive(key_, pes(), me().pe, in);
+  }
+  std::int64_t group_;
+  std::uint64_t ops_ = 0;
+  meeting_key key_{};
+  meeting* g_ = nullptr;
+  std::function<void(const std::vector<const void*>&)> compute_;
+};
+
+// ---- node memory -------------------------------------------------------------------------------
+constexpr std::size_t k_align = 64;
+
+class sim_node_memory final : public node_memory::impl {
+ public:
+  explicit sim_node_memory(std::size_t bytes) {
+    engine& e = eng();
+    parts.assign(static_cast<std::size_t>(e.m.pes), nullptr);
+    const int pe = me().pe, node = e.node_of(pe);
+    if (e.node_size(node) == 1 || bytes == 0) return;
+    bytes_ = (bytes + 4095) / 4096 * 4096;
+    void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    MAILROOM_CHECK(p != MAP_FAILED, "simulated machine: cannot map {} bytes of node memory: {}",
+                   bytes_, std::strerror(errno));
+    mine_ = static_cast<std::byte*>(p);
+    const std::byte* my_part = mine_;
+    meet(node_group(node), me().node_seq++, e.node_size(node), pe - node * e.m.per_node,
+         &my_part, "node memory (MPI_Win_allocate_shared)", false,
+         [&](const std::vector<const void*>& all) {
+           for (int i = 0; i < e.node_size(node); ++i)
+             parts[static_cast<std::size_t>(node * e.m.per_node + i)] =
+                 const_cast<std::byte*>(arg<const std::byte*>(all, i));
+         });
+  }
+  ~sim_node_memory() override {
+    if (mine_ == nullptr) return;
+    node_barrier();  // (collective, as MPI_Win_free: nobody touches this part after it)
+    munmap(mine_, bytes_);
+  }
+  void node_barrier() override {
+    engine& e = eng();
+    const int pe = me().pe, node = e.node_of(pe);
+    meet(node_group(node), me().node_seq++, e.node_size(node), pe - node * e.m.per_node, &pe,
+         "node barrier", false, [](const std::vector<const void*>&) {});
+  }
+
+ private:
+  std::byte* mine_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// ---- one-sided windows (the naive baselines) ----------------------------------------------------
+class sim_window final : public window::impl {
+ public:
+  // As under MPI, the window is memory of its own, a copy of base[0..n) (base may be symmetric
+  // memory, at the same address on every PE), copied back on destruction.
+  sim_window(std::int64_t* base, std::size_t n) : user_(base), mem_(base, base + n) {
+    bases_.resize(static_cast<std::size_t>(pes()));
+    std::int64_t* mine = mem_.data();
+    world(&mine, "window construction", [this](const std::vector<const void*>& all) {
+      for (int p = 0; p < pes(); ++p)
+        bases_[static_cast<std::size_t>(p)] = arg<std::int64_t*>(all, p);
+    });
+  }
+  ~sim_window() override {
+    barrier();  // every PE's updates have landed
+    std::copy(mem_.begin(), mem_.end(), user_);
+    barrier();  // nobody updates this copy any more
+  }
+  void add(int target, std::size_t index, std::int64_t value) override {
+    at(target, index) += value;
+  }
+  std::int64_t fetch_add(int target, std::size_t index, std::int64_t value) override {
+    std::int64_t& x = at(target, index);
+    const std::int64_t old = x;
+    x += value;
+    return old;
+  }
+  std::int64_t get(int target, std::size_t index) override { return at(target, index); }
+  void put(int target, std::size_t index, std::int64_t value) override {
+    at(target, index) = value;
+  }
+  std::int64_t compare_and_swap(int target, std::size_t index, std::int64_t expected,
+                                std::int64_t desired) override {
+    std::int64_t& x = at(target, index);
+    const std::int64_t old = x;
+    if (old == expected) x = desired;
+    return old;
+  }
+  void fence() override { barrier(); }
+
+ private:
+  // A completed remote operation: a round trip on the PE's clock; every 64th lets the others
+  // have a turn (one each would make the naive baselines cost a switch per element).
+  std::int64_t& at(int target, std::size_t index) {
+    engine& e = eng();
+    fiber& f = me();
+    if (target != f.pe)
+      f.clock += 2 * (e.node_of(target) == e.node_of(f.pe) ? e.m.node_latency
+                                                           : e.m.network_latency);
+    if (++ops_ % 64 == 0) {
+      f.busy = true;
+      yield();
+    }
+    return bases_[static_cast<std::size_t>(target)][index];
+  }
+  std::uint64_t ops_ = 0;
+  std::int64_t* user_;
+  std::vector<std::int64_t> mem_;
+  std::vector<std::int64_t*> bases_;
+};
+
+// ---- the stall watchdog ------------------------------------------------------------------------
+class stall_watch {
+ public:
+  explicit stall_watch(double seconds) : seconds_(seconds), thread_([this] { watch(); }) {}
+  ~stall_watch() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  void watch() {
+    std::unique_lock lock(mutex_);
+    std::uint64_t seen = ~0ull;
+    auto since = std::chrono::steady_clock::now();
+    while (!stop_) {
+      wake_.wait_for(lock, std::chrono::milliseconds(250));
+      const std::uint64_t t = g_engine->turns_seen.load(std::memory_order_relaxed);
+      const auto now = std::chrono::steady_clock::now();
+      if (t != seen) {
+        seen = t;
+        since = now;
+        continue;
+      }
+      const int pe = g_engine->running_pe.load(std::memory_order_relaxed);
+      if (pe >= 0 && std::chrono::duration<double>(now - since).count() > seconds_) {
+        std::fprintf(stderr,
+                     "mailroom: simulated machine: PE %d has run for %.0f s without letting the "
+                     "others have a turn: a loop that waits without polling mailroom (calling "
+                     "mailroom::yield() in it lets the other PEs run)\n",
+                     pe, seconds_);
+        std::fflush(stderr);
+        std::_Exit(1);
+      }
+    }
+  }
+  double seconds_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+// ---- parsing -----------------------------------------------------------------------------------
+bool parse_double(std::string_view s, double& out) {
+  const std::string t(s);
+  char* end = nullptr;
+  errno = 0;
+  out = std::strtod(t.c_str(), &end);
+  return !t.empty() && end == t.c_str() + t.size() && errno == 0 && std::isfinite(out);
+}
+bool parse_u64(std::string_view s, std::uint64_t& out) {
+  std::uint64_t mult = 1;
+  if (!s.empty() && (s.back() == 'K' || s.back() == 'k')) mult = 1ull << 10;
+  if (!s.empty() && (s.back() == 'M' || s.back() == 'm')) mult = 1ull << 20;
+  if (mult > 1) s.remove_suffix(1);
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return false;
+  out *= mult;
+  return true;
+}
+
+}  // namespace
+
+// ---- the job-wide calls ------------------------------------------------------------------------
+void describe_pe(int& rank, int& size, node_layout& layout) noexcept {
+  engine& e = eng();
+  const int pe = me().pe;
+  rank = pe;
+  size = e.m.pes;
+  layout.node = e.node_of(pe);
+  layout.node_rank = pe - layout.node * e.m.per_node;
+  layout.node_size = e.node_size(layout.node);
+  layout.nodes = (e.m.pes + e.m.per_node - 1) / e.m.per_node;
+}
+
+double wtime() noexcept { return me().clock; }
+
+void abort(int code) noexcept {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(code);
+}
+
+std::string library_version() { return "simulated machine (" + eng().m.describe() + ")"; }
+
+void yield() {
+  engine& e = eng();
+  fiber& f = me();
+  double cost = k_turn;
+  if (f.busy) {
+    f.idle_cost = k_turn;
+    e.activity();
+  } else {
+    cost = f.idle_cost;
+    f.idle_cost = std::min(f.idle_cost * 2, k_idle_most);
+  }
+  f.busy = false;
+  f.clock += cost * (1 + e.m.jitter * e.uniform());
+  ++e.turns;
+  e.turns_seen.store(e.turns, std::memory_order_relaxed);
+  if (e.turns - e.last_activity > k_deadlock_turns * static_cast<std::uint64_t>(e.live) + 10000)
+    report_deadlock(false);
+  if (e.ready.empty() || f.clock <= std::get<0>(e.ready.top()) + k_quantum) return;
+  switch_to_main(f);
+}
+
+void note_poll(bool any) noexcept {
+  if (any) me().busy = true;
+}
+
+void barrier() {
+  int unused = 0;
+  world(&unused, "barrier", [](const std::vector<const void*>&) {});
+}
+
+std::int64_t allreduce(std::int64_t v, reduce_op op) {
+  std::int64_t out = 0;
+  world(&v, "allreduce", [&](const std::vector<const void*>& all) {
+    out = arg<std::int64_t>(all, 0);
+    for (int p = 1; p < pes(); ++p) {
+      const std::int64_t x = arg<std::int64_t>(all, p);
+      out = op == reduce_op::min ? std::min(out, x) : op == reduce_op::max ? std::max(out, x)
+                                                                         : out + x;
+    }
+  });
+  return out;
+}
+
+double allreduce_max(double v) {
+  double out = 0;
+  world(&v, "allreduce", [&](const std::vector<const void*>& all) {
+    out = arg<double>(all, 0);
+    for (int p = 1; p < pes(); ++p) out = std::max(out, arg<double>(all, p));
+  });
+  return out;
+}
+
+void reduce_scatter_sum(const std::int64_t* in, std::int64_t* out, std::size_t block) {
+  world(in, "reduce_scatter", [&](const std::vector<const void*>& all) {
+    const std::size_t at = static_cast<std::size_t>(me().pe) * block;
+    std::fill(out, out + block, 0);
+    for (int p = 0; p < pes(); ++p) {
+      const auto* x = static_cast<const std::int64_t*>(all[static_cast<std::size_t>(p)]);
+      for (std::size_t i = 0; i < block; ++i) out[i] += x[at + i];
+    }
+  });
+}
+
+void broadcast(void* data, std::size_t bytes, int root) {
+  world(data, "broadcast", [&](const std::vector<const void*>& all) {
+    if (me().pe != root) std::memcpy(data, all[static_cast<std::size_t>(root)], bytes);
+  });
+}
+
+double round_trip_seconds() { return 2 * eng().m.network_latency; }
+
+void allgather(int v, int* out) {
+  world(&v, "allgather", [&](const std::vector<const void*>& all) {
+    for (int p = 0; p < pes(); ++p) out[p] = arg<int>(all, p);
+  });
+}
+
+void alltoall(const int* send, int* recv) {
+  world(send, "alltoall", [&](const std::vector<const void*>& all) {
+    for (int p = 0; p < pes(); ++p)
+      recv[p] = static_cast<const int*>(all[static_cast<std::size_t>(p)])[me().pe];
+  });
+}
+
+namespace {
+struct v_args {
+  const void* data;
+  const int* counts;
+  const int* displs;
+  int count;
+};
+void copy_elems(void* to, int to_at, const void* from, int from_at, int n, std::size_t elem) {
+  if (n <= 0) return;
+  std::memcpy(static_cast<std::byte*>(to) + static_cast<std::size_t>(to_at) * elem,
+              static_cast<const std::byte*>(from) + static_cast<std::size_t>(from_at) * elem,
+              static_cast<std::size_t>(n) * elem);
+}
+}  // namespace
+
+void alltoallv(const void* send, const int* send_counts, const int* send_displs, void* recv,
+               const int* recv_counts, const int* recv_displs, std::size_t elem_bytes) {
+  const v_args mine{send, send_counts, send_displs, 0};
+  world(&mine, "alltoallv", [&](const std::vector<const void*>& all) {
+    const int pe = me().pe;
+    for (int p = 0; p < pes(); ++p) {
+      const v_args& a = arg<v_args>(all, p);
+      MAILROOM_CHECK(a.counts[pe] == recv_counts[p], "alltoallv: PE {} sends {} elements to PE "
+                     "{}, which expects {}", p, a.counts[pe], pe, recv_counts[p]);
+      copy_elems(recv, recv_displs[p], a.data, a.displs[pe], a.counts[pe], elem_bytes);
+    }
+  });
+}
+
+void gather(int send, int* recv, int root) {
+  world(&send, "gather", [&](const std::vector<const void*>& all) {
+    if (me().pe == root)
+      for (int p = 0; p < pes(); ++p) recv[p] = arg<int>(all, p);
+  });
+}
+
+int scatter(const int* send, int root) {
+  int out = 0;
+  world(send, "scatter", [&](const std::vector<const void*>& all) {
+    out = static_cast<const int*>(all[static_cast<std::size_t>(root)])[me().pe];
+  });
+  return out;
+}
+
+void gatherv(const void* send, int count, void* recv, const int* counts, const int* displs,
+             std::size_t elem_bytes, int root) {
+  const v_args mine{send, nullptr, nullptr, count};
+  world(&mine, "gatherv", [&](const std::vector<const void*>& all) {
+    if (me().pe != root) return;
+    for (int p = 0; p < pes(); ++p) {
+      const v_args& a = arg<v_args>(all, p);
+      MAILROOM_CHECK(a.count == counts[p], "gatherv: PE {} sends {} elements, root expects {}", p,
+                     a.count, counts[p]);
+      copy_elems(recv, displs[p], a.data, 0, a.count, elem_bytes);
+    }
+  });
+}
+
+void scatterv(const void* send, const int* counts, const int* displs, void* recv, int count,
+              std::size_t elem_bytes, int root) {
+  const v_args mine{send, counts, displs, count};
+  world(&mine, "scatterv", [&](const std::vector<const void*>& all) {
+    const v_args& r = arg<v_args>(all, root);
+    const int pe = me().pe;
+    MAILROOM_CHECK(r.counts[pe] == count, "scatterv: root sends {} elements to PE {}, which "
+                   "expects {}", r.counts[pe], pe, count);
+    copy_elems(recv, 0, r.data, r.displs[pe], count, elem_bytes);
+  });
+}
+
+std::int64_t exscan_sum(std::int64_t v) {
+  std::int64_t out = 0;
+  world(&v, "exscan", [&](const std::vector<const void*>& all) {
+    for (int p = 0; p < me().pe; ++p) out += arg<std::int64_t>(all, p);
+  });
+  return out;
+}
+
+std::unique_ptr<channel::impl> make_channel(std::size_t capacity, channel_sink& sink) {
+  return std::make_unique<sim_channel>(capacity, sink);
+}
+std::unique_ptr<collective_context::impl> make_context() {
+  return std::make_unique<sim_context>();
+}
+std::unique_ptr<node_memory::impl> make_node_memory(std::size_t bytes) {
+  return std::make_unique<sim_node_memory>(bytes);
+}
+std::unique_ptr<window::impl> make_window(std::int64_t* base, std::size_t n) {
+  return std::make_unique<sim_window>(base, n);
+}
+
+// ---- the symmetric heaps -----------------------------------------------------------------------
+std::byte* heap_start(std::size_t bytes) {
+  engine& e = eng();
+  bytes = (bytes + 4095) / 4096 * 4096;
+  const auto lo = allreduce(static_cast<std::int64_t>(bytes), reduce_op::min);
+  const auto hi = allreduce(static_cast<std::int64_t>(bytes), reduce_op::max);
+  MAILROOM_CHECK(lo == hi, "MAILROOM_SYMMETRIC_HEAP_BYTES differs between PEs");
+  if (e.heap_base == nullptr) {
+    e.heap_bytes = bytes;
+    e.heap_fd = memfd_create("mailroom-simulated-heaps", MFD_CLOEXEC);
+    MAILROOM_CHECK(e.heap_fd >= 0, "simulated machine: memfd_create failed: {}",
+                   std::strerror(errno));
+    MAILROOM_CHECK(ftruncate(e.heap_fd, static_cast<off_t>(bytes * static_cast<std::size_t>(e.m.pes))) == 0,
+                   "simulated machine: cannot size the symmetric heaps ({} x {} bytes): {} "
+                   "(lower MAILROOM_SYMMETRIC_HEAP_BYTES)", e.m.pes, bytes, std::strerror(errno));
+    void* p = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    MAILROOM_CHECK(p != MAP_FAILED, "simulated machine: cannot reserve {} bytes for the "
+                   "symmetric heap: {}", bytes, std::strerror(errno));
+    e.heap_base = static_cast<std::byte*>(p);
+  }
+  MAILROOM_CHECK(bytes == e.heap_bytes, "simulated machine: a second runtime asked for a "
+                 "symmetric heap of another size ({} bytes, then {})", e.heap_bytes, bytes);
+  return e.heap_base;  // (mapped at the PE's first allocation: symmetric.cpp)
+}
+
+void heap_map() noexcept {
+  engine& e = eng();
+  const int pe = me().pe;
+  if (e.heap_mapped == pe) return;
+  void* p = mmap(e.heap_base, e.heap_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+                 e.heap_fd, static_cast<off_t>(e.heap_bytes * static_cast<std::size_t>(pe)));
+  if (p == MAP_FAILED) {
+    std::fprintf(stderr, "mailroom: rank %d: simulated machine: cannot map its symmetric heap: "
+                 "%s\n", pe, std::strerror(errno));
+    std::_Exit(1);
+  }
+  e.heap_mapped = pe;
+}
+
+}  // namespace mailroom::transport::sim
+
+namespace mailroom {
+
+using transport::sim::eng;
+using transport::sim::g_engine;
+
+simulated_machine simulated_machine::parse(std::string_view spec) {
+  simulated_machine m;
+  const std::string whole(spec);
+  auto bad = [&](std::string_view part, std::string_view why) {
+    MAILROOM_FAIL("MAILROOM_SIM=\"{}\": {} in \"{}\" (expected P[xN][,key=value...], keys seed, "
+                  "latency, node_latency (us), bandwidth, node_bandwidth (GB/s), jitter, stack, stall (s))",
+                  whole, why, part);
+  };
+  std::size_t comma = spec.find(',');
+  std::string_view head = spec.substr(0, comma);
+  const std::size_t x = head.find('x');
+  std::uint64_t pes = 0, per_node = 1;
+  if (!transport::sim::parse_u64(head.substr(0, x), pes) || pes < 1 || pes > (1u << 20))
+    bad(head, "the number of PEs is not a whole number from 1 to 1048576");
+  if (x != std::string_view::npos &&
+      (!transport::sim::parse_u64(head.substr(x + 1), per_node) || per_node < 1))
+    bad(head, "the PEs per node are not a whole number of at least 1");
+  m.pes = static_cast<int>(pes);
+  m.per_node = static_cast<int>(std::min<std::uint64_t>(per_node, pes));
+  while (comma != std::string_view::npos) {
+    spec.remove_prefix(comma + 1);
+    comma = spec.find(',');
+    const std::string_view kv = spec.substr(0, comma);
+    const std::size_t eq = kv.find('=');
+    if (eq == std::string_view::npos) bad(kv, "no '='");
+    const std::string_view key = kv.substr(0, eq), value = kv.substr(eq + 1);
+    double d = 0;
+    std::uint64_t u = 0;
+    if (key == "seed") {
+      if (!transport::sim::parse_u64(value, u)) bad(kv, "the seed is not a whole number");
+      m.seed = u;
+    } else if (key == "stack") {
+      if (!transport::sim::parse_u64(value, u) || u < 65536) bad(kv, "the stack is below 64K");
+      m.stack_bytes = u;
+    } else if (key == "stall") {
+      if (!transport::sim::parse_double(value, d) || d <= 0) bad(kv, "not a number of seconds");
+      m.stall_seconds = d;
+    } else if (key == "jitter") {
+      if (!transport::sim::parse_double(value, d) || d < 0 || d > 10) bad(kv, "jitter not in 0..10");
+      m.jitter = d;
+    } else if (key == "latency" || key == "node_latency") {
+      if (!transport::sim::parse_double(value, d) || d < 0) bad(kv, "not a latency");
+      (key == "latency" ? m.network_latency : m.node_latency) = d * 1e-6;
+    } else if (key == "bandwidth" || key == "node_bandwidth") {
+      if (!transport::sim::parse_double(value, d) || d <= 0) bad(kv, "not a bandwidth");
+      (key == "bandwidth" ? m.network_bandwidth : m.node_bandwidth) = d * 1e9;
+    } else {
+      bad(kv, "unknown key");
+    }
+  }
+  return m;
+}
+
+std::optional<simulated_machine> simulated_machine::from_environment() {
+  const char* s = std::getenv("MAILROOM_SIM");
+  if (s == nullptr || *s == '\0') return std::nullopt;
+  return parse(s);
+}
+
+std::string simulated_machine::describe() const {
+  const int nodes = (pes + per_node - 1) / per_node;
+  return fmt::format("{} PEs, {} per node ({} nodes), network {:g} us {:g} GB/s, node {:g} us "
+                     "{:g} GB/s, jitter {:g}, seed {}",
+                     pes, per_node, nodes, network_latency * 1e6, network_bandwidth / 1e9,
+                     node_latency * 1e6, node_bandwidth / 1e9, jitter, seed);
+}
+
+bool simulated() noexcept { return transport::sim::g_active; }
+
+int simulate(const simulated_machine& m, const std::function<int()>& program) {
+  using namespace transport::sim;
+  MAILROOM_CHECK(!g_active, "simulate() called on a simulated PE");
+  MAILROOM_CHECK(m.pes >= 1 && m.per_node >= 1, "simulate(): {} PEs, {} per node", m.pes,
+                 m.per_node);
+  engine e;
+  e.m = m;
+  e.m.per_node = std::min(m.per_node, m.pes);
+  e.program = &program;
+  e.rng.seed(m.seed);
+  e.live = m.pes;
+#ifdef MAILROOM_SIM_ASAN
+  const std::size_t default_stack = 1u << 20;
+#else
+  const std::size_t default_stack = 256u << 10;
+#endif
+  const std::size_t stack = (m.stack_bytes > 0 ? m.stack_bytes : default_stack) + 4096;
+  g_engine = &e;
+  for (int pe = 0; pe < m.pes; ++pe) {
+    auto f = std::make_unique<fiber>();
+    f->pe = pe;
+    // A guard page below each stack: an overflow faults instead of corrupting a neighbour.
+    void* s = mmap(nullptr, stack, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    MAILROOM_CHECK(s != MAP_FAILED, "simulated machine: cannot map a stack for PE {}: {}", pe,
+                   std::strerror(errno));
+    mprotect(s, 4096, PROT_NONE);
+    f->stack = static_cast<std::byte*>(s) + 4096;
+    f->stack_bytes = stack - 4096;
+    f->parked = detail::pe_locals::make_parked();
+    getcontext(&f->ctx);
+    f->ctx.uc_stack.ss_sp = f->stack;
+    f->ctx.uc_stack.ss_size = f->stack_bytes;
+    f->ctx.uc_link = nullptr;
+    makecontext(&f->ctx, &fiber_entry, 0);
+    e.fibers.push_back(std::move(f));
+  }
+  g_active = true;
+  const std::terminate_handler outer_terminate = std::set_terminate(&uncaught);
+  auto& ready = e.ready;
+  for (int pe = 0; pe < m.pes; ++pe) ready.emplace(0.0, e.rng(), pe);
+  {
+    stall_watch watch(m.stall_seconds);
+    while (!ready.empty()) {
+      const int pe = std::get<2>(ready.top());
+      ready.pop();
+      fiber& f = *e.fibers[static_cast<std::size_t>(pe)];
+      run(f);
+      if (f.done) {
+        --e.live;
+        e.activity();
+        munmap(f.stack - 4096, f.stack_bytes + 4096);
+        f.stack = nullptr;
+        continue;
+      }
+      if (!f.asleep) ready.emplace(f.clock, e.rng(), pe);
+    }
+    if (e.live > 0) report_deadlock(true);  // every PE left sleeps in a meeting
+  }
+  g_active = false;
+  std::set_terminate(outer_terminate);
+  int rc = 0;
+  for (auto& f : e.fibers) {
+    detail::pe_locals::destroy_parked(f->parked);
+    if (rc == 0) rc = f->exit_code;
+  }
+  for (auto& [key, box] : e.inboxes)
+    while (!box.empty()) {
+      delete box.top();
+      box.pop();
+    }
+  if (e.heap_base != nullptr) munmap(e.heap_base, e.heap_bytes);
+  if (e.heap_fd >= 0) close(e.heap_fd);
+  g_engine = nullptr;
+  return rc;
+}
+
+}  // namespace mailroom
