@@ -204,7 +204,7 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
 }
 
 void print_table(const app_info& app, const sizes& sz, const std::vector<variant_result>& results,
-                 int reps) {
+                 int reps, const std::vector<traffic_summary>& traffic) {
   std::string shape;
   if (!sz.matrix.empty())
     shape = fmt::format(", matrix {}", sz.matrix);
@@ -230,6 +230,21 @@ void print_table(const app_info& app, const sizes& sz, const std::vector<variant
     fmt::print("{:<10} {:>10.4f} {:>10.4f} {:>10.4f} {:>14.2f} {:>9}  PASSED\n", r.name, r.median(),
                r.min(), r.max(), ns, speedup);
   }
+  // What crossed the network (to PEs of other nodes), per PE and repetition, and how full.
+  std::string net;
+  for (std::size_t i = 0; i < results.size() && i < traffic.size(); ++i) {
+    const traffic_summary& t = traffic[i];
+    if (t.network_buffers == 0) continue;
+    net += fmt::format("{}{} {:.1f} x {:.0f} B", net.empty() ? "" : ", ", results[i].name,
+                       static_cast<double>(t.network_buffers) / num_pes(),
+                       static_cast<double>(t.network_bytes) /
+                           static_cast<double>(t.network_buffers));
+  }
+  if (!net.empty())
+    fmt::print("network buffers per PE x mean payload (to other nodes): {}\n", net);
+  if (simulated())
+    fmt::print("{}: the times are its clock, not this computer's\n",
+               transport::library_version());
   std::fflush(stdout);
 }
 
@@ -362,7 +377,7 @@ int run_driver(int argc, char** argv) {
       static_cast<std::int64_t>(detail::exchange::get().peak_pool_bytes()));
   const std::vector<traffic_summary> traffic = summarise_traffic(results, st.reps);
   if (root) {
-    print_table(*app, sz, results, st.reps);
+    print_table(*app, sz, results, st.reps, traffic);
     fmt::print(
         "peak RSS {:.1f} MiB, aggregation buffers peak {:.2f} MiB (budget {:.0f} MiB), "
         "slowest PE each\n",

@@ -3,41 +3,41 @@
 
 namespace mailroom::detail {
 
-std::vector<pe_locals::entry>& pe_locals::entries() {
-  static std::vector<entry> e;  // constructed on first use: static-init order safe
-  return e;
+pe_locals::entries_t& pe_locals::registry() {
+  static entries_t r;  // constructed on first use: static-init order safe
+  return r;
 }
 
-std::vector<void (*)()>& pe_locals::hooks() {
-  static std::vector<void (*)()> h;
-  return h;
+pe_locals::entries_t::~entries_t() {
+  for (const entry& e : list)
+    if (e.initial != nullptr) e.destroy(e.initial);
 }
 
 bool pe_locals::on_switch_in(void (*hook)()) {
-  hooks().push_back(hook);
+  registry().hooks.push_back(hook);
   return true;
 }
 
 std::vector<void*> pe_locals::make_parked() {
   std::vector<void*> parked;
-  parked.reserve(entries().size());
-  for (const entry& e : entries()) parked.push_back(e.make(e.initial));
+  parked.reserve(registry().list.size());
+  for (const entry& e : registry().list) parked.push_back(e.make(e.initial));
   return parked;
 }
 
 void pe_locals::destroy_parked(std::vector<void*>& parked) noexcept {
-  const auto& e = entries();
+  const auto& e = registry().list;
   for (std::size_t i = 0; i < parked.size(); ++i) e[i].destroy(parked[i]);
   parked.clear();
 }
 
 void pe_locals::swap(std::vector<void*>& parked) noexcept {
-  const auto& e = entries();
+  const auto& e = registry().list;
   for (std::size_t i = 0; i < parked.size(); ++i) e[i].swap(e[i].var, parked[i]);
 }
 
 void pe_locals::run_switch_hooks() {
-  for (auto* h : hooks()) h();
+  for (auto* h : registry().hooks) h();
 }
 
 }  // namespace mailroom::detail

@@ -17,15 +17,15 @@ class pe_locals {
     void* (*make)(const void* initial);   // a parked copy holding the initial value
     void (*destroy)(void* parked) noexcept;
     void (*swap)(void* a, void* b) noexcept;
-    const void* initial;  // the value at registration (static initialisation), or null
+    void* initial;  // a copy of the value at registration (static initialisation), or null
   };
 
   /// Registers `var` (at static initialisation, after var's own initialisation in its file).
   template <class T>
   static bool add(T& var) {
-    const void* initial = nullptr;
+    void* initial = nullptr;
     if constexpr (std::is_copy_constructible_v<T>) initial = new T(var);
-    entries().push_back(
+    registry().list.push_back(
         {&var,
          [](const void* init) -> void* {
            if constexpr (std::is_copy_constructible_v<T>) {
@@ -52,8 +52,15 @@ class pe_locals {
   static void run_switch_hooks();
 
  private:
-  static std::vector<entry>& entries();
-  static std::vector<void (*)()>& hooks();
+  struct entries_t {
+    std::vector<entry> list;
+    std::vector<void (*)()> hooks;
+    entries_t() = default;
+    entries_t(const entries_t&) = delete;
+    entries_t& operator=(const entries_t&) = delete;
+    ~entries_t();  // frees the initial copies
+  };
+  static entries_t& registry();
 };
 
 }  // namespace mailroom::detail

@@ -10,7 +10,7 @@
 // (what MPI promises). A collective completes for each member at the latest arrival plus the
 // latency times log2 of the members. Nothing depends on the real time taken, so a seed replays.
 //
-// Never silent: a PE that runs for MachineSpec::stall_seconds of real time without a turn, and
+// Never silent: a PE that runs for simulated_machine::stall_seconds of real time without a turn, and
 // a machine where no PE has found work for many turns each (a deadlock), end the run with a
 // report of what every PE was waiting for.
 #include "transport/sim.hpp"
@@ -30,7 +30,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -197,6 +196,7 @@ void switch_to_main(fiber& f) {
 // bottom of the stack and std::terminate runs at the throw: here.
 [[noreturn]] void uncaught() noexcept {
   const int pe = g_engine != nullptr && g_engine->current != nullptr ? g_engine->current->pe : -1;
+  if (!std::current_exception()) fiber_failed(pe, "std::terminate called");
   try {
     throw;
   } catch (const std::exception& ex) {
@@ -275,6 +275,11 @@ void run(fiber& f) {
 }
 
 // ---- meetings (collectives) --------------------------------------------------------------------
+// Sums wrap, as MPI's do (signed overflow would be undefined in C++).
+std::int64_t wrapping_add(std::int64_t a, std::int64_t b) noexcept {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+
 constexpr std::int64_t k_world = 0;
 std::int64_t node_group(int node) { return -1 - static_cast<std::int64_t>(node); }
 
@@ -457,7 +462,8 @@ class sim_context final : public collective_context::impl {
   void start_reduce_scatter_sum(const std::int64_t* in, std::int64_t* out) override {
     begin(in, [out](const std::vector<const void*>& all) {
       std::int64_t s = 0;
-      for (int p = 0; p < pes(); ++p) s += static_cast<const std::int64_t*>(all[p])[me().pe];
+      for (int p = 0; p < pes(); ++p)
+        s = wrapping_add(s, static_cast<const std::int64_t*>(all[p])[me().pe]);
       *out = s;
     });
   }
@@ -465,7 +471,8 @@ class sim_context final : public collective_context::impl {
     begin(in, [out, n](const std::vector<const void*>& all) {
       for (int i = 0; i < n; ++i) {
         std::int64_t s = 0;
-        for (int p = 0; p < pes(); ++p) s += static_cast<const std::int64_t*>(all[p])[i];
+        for (int p = 0; p < pes(); ++p)
+          s = wrapping_add(s, static_cast<const std::int64_t*>(all[p])[i]);
         out[i] = s;
       }
     });
@@ -508,8 +515,6 @@ class sim_context final : public collective_context::impl {
 };
 
 // ---- node memory -------------------------------------------------------------------------------
-constexpr std::size_t k_align = 64;
-
 class sim_node_memory final : public node_memory::impl {
  public:
   explicit sim_node_memory(std::size_t bytes) {
@@ -736,7 +741,7 @@ std::int64_t allreduce(std::int64_t v, reduce_op op) {
     for (int p = 1; p < pes(); ++p) {
       const std::int64_t x = arg<std::int64_t>(all, p);
       out = op == reduce_op::min ? std::min(out, x) : op == reduce_op::max ? std::max(out, x)
-                                                                         : out + x;
+                                                                         : wrapping_add(out, x);
     }
   });
   return out;
@@ -757,7 +762,7 @@ void reduce_scatter_sum(const std::int64_t* in, std::int64_t* out, std::size_t b
     std::fill(out, out + block, 0);
     for (int p = 0; p < pes(); ++p) {
       const auto* x = static_cast<const std::int64_t*>(all[static_cast<std::size_t>(p)]);
-      for (std::size_t i = 0; i < block; ++i) out[i] += x[at + i];
+      for (std::size_t i = 0; i < block; ++i) out[i] = wrapping_add(out[i], x[at + i]);
     }
   });
 }
@@ -856,7 +861,7 @@ void scatterv(const void* send, const int* counts, const int* displs, void* recv
 std::int64_t exscan_sum(std::int64_t v) {
   std::int64_t out = 0;
   world(&v, "exscan", [&](const std::vector<const void*>& all) {
-    for (int p = 0; p < me().pe; ++p) out += arg<std::int64_t>(all, p);
+    for (int p = 0; p < me().pe; ++p) out = wrapping_add(out, arg<std::int64_t>(all, p));
   });
   return out;
 }
