@@ -1,7 +1,14 @@
-# Runs an MPI job that must fail: passes when it exits non-zero and its output matches EXPECT.
+# Runs a job that must fail: passes when it exits non-zero and its output matches EXPECT.
+# Under MPI: MPIEXEC, NP and FLAGS; without MPIEXEC the program runs by itself (the simulated
+# machine), with SIM as MAILROOM_SIM.
 separate_arguments(_flags UNIX_COMMAND "${FLAGS}")
+if(MPIEXEC)
+  set(_launch ${MPIEXEC} -n ${NP} ${_flags})
+else()
+  set(_launch ${CMAKE_COMMAND} -E env MAILROOM_SIM=${SIM})
+endif()
 # ARGS arrives as a CMake list: one element per argument.
-execute_process(COMMAND ${MPIEXEC} -n ${NP} ${_flags} ${CMD} ${ARGS}
+execute_process(COMMAND ${_launch} ${CMD} ${ARGS}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
 if(rc EQUAL 0)
   message(FATAL_ERROR "expected a non-zero exit, got 0\n${out}\n${err}")
