@@ -34,4 +34,7 @@ export ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0
 export LSAN_OPTIONS=suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1
 # Of the simulated machine's tests, the simulator's own and the exactly-once test at 256 PEs.
-(cd build-san && ctest --output-on-failure -j 2 --timeout 900 -LE 'scale_full|scale_apps')
+# pointer_chase and randperm_uniform at 3 and 4 PEs are left out (on 2 cores, sanitized and
+# oversubscribed, they took 112-165 s each; 1-2 PEs cover the same paths).
+(cd build-san && ctest --output-on-failure -j 2 --timeout 900 -LE 'scale_full|scale_apps' \
+  -E '^(pointer_chase|randperm_uniform)\.np[34]$')

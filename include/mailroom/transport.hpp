@@ -1,6 +1,7 @@
 // The distributed-engine boundary: everything mailroom needs from MPI, behind an interface that
-// does not include <mpi.h>. Point-to-point byte buffers with pre-posted receives, non-blocking
-// collectives on private communicators, and the job-wide basics (rank, size, node layout, abort).
+// does not include <mpi.h> (and that the simulated machine of mailroom/simulate.hpp provides
+// too). Point-to-point byte buffers with pre-posted receives, non-blocking collectives on
+// private communicators, and the job-wide basics (rank, size, node layout, abort).
 #pragma once
 
 #include <cstddef>

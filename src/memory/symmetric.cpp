@@ -121,12 +121,12 @@ void* symmetric_allocate(std::size_t bytes, std::size_t align) {
                  "symmetric heap exhausted: {} bytes requested, {} of {} in use (raise "
                  "MAILROOM_SYMMETRIC_HEAP_BYTES)",
                  bytes, g_top, g_reserved);
-  // Zeroed before the collective below: it runs handlers while it waits, and a PE already past
-  // it may send lambdas that write to this block; zeroing after would erase their writes.
-  if (transport::sim::active() && !g_heap_used) {
+  if (transport::sim::active() && !g_heap_used) {  // (its heap is mapped from now on)
     g_heap_used = true;
     transport::sim::heap_map();
   }
+  // Zeroed before the collective below: it runs handlers while it waits, and a PE already past
+  // it may send lambdas that write to this block; zeroing after would erase their writes.
   std::byte* p = g_base + offset;
   std::memset(p, 0, bytes);
   std::memcpy(p - 16, &bytes, sizeof bytes);

@@ -60,13 +60,13 @@ void note_poll(bool any) noexcept {
 }
 
 namespace sim {
+bool runtime_active() noexcept { return g_hooks.active != nullptr && g_hooks.active(); }
 void wait_step(const char* what, bool progress) {
-  if (progress && g_hooks.active != nullptr && g_hooks.active() && g_hooks.progress != nullptr)
+  if (progress && runtime_active() && g_hooks.progress != nullptr)
     g_hooks.progress(what);
   else
     yield();
 }
-bool runtime_active() noexcept { return g_hooks.active != nullptr && g_hooks.active(); }
 const char* runtime_wait() noexcept {
   return g_hooks.waiting_in != nullptr ? g_hooks.waiting_in() : nullptr;
 }
