@@ -51,8 +51,8 @@ struct simulated_machine {
 
 /// Runs program() once on each of m.pes virtual PEs (each constructs its mailroom::runtime as
 /// usual) and returns when all have returned: 0 if every PE's program returned 0, else the
-/// first non-zero value by rank. A PE that throws, a fatal error and a deadlock (every PE
-/// waiting, nothing in flight) end the process with a report, as a failing MPI job ends.
+/// first non-zero value by rank. A PE that throws, a fatal error and a deadlock (no PE finding
+/// anything to do for 2,000 turns each) end the process with a report, as a failing MPI job ends.
 int simulate(const simulated_machine& m, const std::function<int()>& program);
 
 /// True on a PE of a simulated machine.
