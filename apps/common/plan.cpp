@@ -22,7 +22,9 @@ namespace mailroom::apps {
 
 namespace {
 
-// One routing's figures for the worst PE of node 0 (every node alike when they are full).
+// One routing's figures for its worst PE: of node 0 (every node alike when they are full), and
+// with mesh routing also of the node with the most links in (the one a short last row's first
+// hops land on instead of the missing node below it).
 struct routing_plan {
   std::string name;
   int lanes = 0, links_in = 0, network_peers = 0, links = 0;
@@ -60,24 +62,34 @@ routing_plan plan_for(routing r, const config& cfg, const node_plan& node, int p
     node_of[static_cast<std::size_t>(p)] = p / per_node;
     local_of[static_cast<std::size_t>(p)] = p % per_node;
   }
+  const int nodes = (pes + per_node - 1) / per_node;
+  std::vector<int> planned{0};
+  if (const detail::mesh_grid g(nodes); r == routing::mesh && g.nodes > g.columns)
+    planned.push_back(g.nodes - g.nodes % g.columns - 1);  // the last node of the last full row
+  std::vector<int> pe_list;
+  for (int n : planned)
+    for (int p = n * per_node; p < std::min(pes, (n + 1) * per_node); ++p) pe_list.push_back(p);
   std::vector<detail::routes> jobs;
   std::vector<detail::mailbox_shape> shapes;
   std::size_t slot_need = 0;  // the most of any PE, as the runtime takes it
-  for (int pe = 0; pe < node.size; ++pe) {
-    jobs.push_back(r == routing::node ? detail::routes::node(pe, node_of, local_of)
-                                      : detail::routes::direct(pe, pes));
-    shapes.push_back(detail::shape_of(jobs.back(), [&](int p) { return p / per_node == 0; }));
+  for (int pe : pe_list) {
+    jobs.push_back(r == routing::node   ? detail::routes::node(pe, node_of, local_of)
+                   : r == routing::mesh ? detail::routes::mesh(pe, node_of, local_of)
+                                        : detail::routes::direct(pe, pes));
+    shapes.push_back(
+        detail::shape_of(jobs.back(), [&](int p) { return p / per_node == pe / per_node; }));
     slot_need = std::max(slot_need, detail::mailbox_slots(shapes.back(), node.node_credits));
   }
-  for (int pe = 0; pe < node.size; ++pe) {
-    const detail::routes& job = jobs[static_cast<std::size_t>(pe)];
-    const detail::mailbox_shape& shape = shapes[static_cast<std::size_t>(pe)];
+  for (std::size_t k = 0; k < pe_list.size(); ++k) {
+    const int pe = pe_list[k];
+    const detail::routes& job = jobs[k];
+    const detail::mailbox_shape& shape = shapes[k];
     std::size_t in = 0;
     for (const auto& peers : job.in_peers) in += peers.size();
     routing_plan p;
     p.lanes = job.lanes();
     p.links_in = static_cast<int>(in);
-    p.network_peers = r == routing::node ? job.network_peers() : pes - node.size;
+    p.network_peers = job.routed ? job.network_peers() : pes - node.size;
     p.receives = cfg.receives_posted * node.capacity;
     p.shared = detail::pool_bytes(node.slots, node.size, node.node_capacity);
     // Mailboxes take their reservations in turn, as the runtime's: slots while the pool lasts,
@@ -145,7 +157,7 @@ int run_plan(int argc, char** argv) {
       detail::resolve_routing(routing::automatic, pes, nodes, std::min(per_node, pes));
   const node_plan node = node_for(cfg, pes, per_node);
   std::vector<routing_plan> plans;
-  for (routing r : {routing::direct, routing::node})
+  for (routing r : {routing::direct, routing::node, routing::mesh})
     plans.push_back(plan_for(r, cfg, node, pes, per_node, mailboxes));
 
   fmt::print("plan: {} PEs, {} per node ({} nodes), {} typed mailboxes; buffers of {} bytes "

@@ -49,15 +49,17 @@ namespace mailroom {
   X(routing, "MAILROOM_ROUTING", routing, 0,                                                    \
     "how items reach other nodes: direct (a buffer per PE), node (through the PE of each node "  \
     "that owns the link to the destination node: buffers per PE of the node and per link), "    \
-    "auto (node beyond 64 PEs on nodes of several PEs, else direct)")                          \
+    "mesh (nodes on a 2-D grid: along the row, then the column; links to about 2 sqrt(nodes) "   \
+    "nodes), auto (node beyond 64 PEs on nodes of several PEs, mesh beyond 1,024 nodes, else "  \
+    "direct)")                                                                                   \
   X(node_size, "MAILROOM_NODE_SIZE", count, 0,                                                   \
     "PEs per node that routing assumes, grouping consecutive ranks (to try routing on one "      \
     "host); 0: the nodes MPI reports")                                                           \
   X(verbose, "MAILROOM_VERBOSE", count, 0, "1 prints the configuration on rank 0 at start-up")
 
 /// MAILROOM_ROUTING's values (config::routing).
-enum class routing : std::uint64_t { automatic = 0, direct = 1, node = 2 };
-/// "auto", "direct" or "node".
+enum class routing : std::uint64_t { automatic = 0, direct = 1, node = 2, mesh = 3 };
+/// "auto", "direct", "node" or "mesh".
 [[nodiscard]] const char* routing_name(std::uint64_t r) noexcept;
 
 /// The runtime configuration, read from the environment at start-up.

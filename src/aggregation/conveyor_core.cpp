@@ -297,19 +297,24 @@ void conveyor_core::deliver(int source, std::byte* buf) noexcept {
 }
 
 void conveyor_core::deliver_transit(int source, std::byte* buf, std::uint32_t cls) noexcept {
-  MAILROOM_CHECK(routed_ && (cls == k_transit || cls == k_network),
+  MAILROOM_CHECK(routed_ && forwarded_class(cls) && (rt_.meshed || cls < k_delivery),
                  "mailbox #{}: PE {} forwards items through this PE, which does not route them "
                  "(is MAILROOM_ROUTING or MAILROOM_NODE_SIZE set differently on the PEs?)",
                  id_, source);
   received_[cls] += reinterpret_cast<const buffer_header*>(buf)->items;
   if (!forwarding()) ex_.forward_later(this);
-  forward_[cls == k_network ? 0 : 1].push_back(transit{buf, source});
+  forward_[queue_of(cls)].push_back(transit{buf, source});
 }
 
 bool conveyor_core::forward() noexcept {
-  // The network's first: it leads to the PEs' handlers, which never wait.
-  const bool network = forward_queue(0);
-  return forward_queue(1) || network;
+  // Later stages first: they are nearer the PEs' handlers, which never wait.
+  bool any = false;
+  if (rt_.meshed) {
+    any = forward_queue(2);
+    any = forward_queue(3) || any;
+  }
+  any = forward_queue(0) || any;
+  return forward_queue(1) || any;
 }
 
 bool conveyor_core::forward_queue(std::size_t q) noexcept {
@@ -326,12 +331,34 @@ bool conveyor_core::forward_queue(std::size_t q) noexcept {
   }
 }
 
-int conveyor_core::next_lane(std::size_t q, int source, std::uint32_t dest) const noexcept {
+int conveyor_core::next_lane(std::size_t q, int source, std::uint32_t dest,
+                             std::uint32_t origin) const noexcept {
+  if (rt_.meshed) return mesh_next(queue_class(q), source, dest, origin);
   // From a transit lane to the network lane for the destination's node, as it came; from the
   // network to the destination, with its origin only.
   if (q == 1) return routes::lane_of_hop(transit_hop(source, dest));
   const int lane_no = rt_.lane(k_delivery, static_cast<int>(dest));
   if (MAILROOM_UNLIKELY(lane_no < 0)) bad_forward(source, dest);
+  return lane_no;
+}
+
+int conveyor_core::mesh_next(std::uint32_t cls, int source, std::uint32_t dest,
+                             std::uint32_t origin) const noexcept {
+  const auto pes = static_cast<std::uint32_t>(rt_.pes);
+  if (MAILROOM_UNLIKELY(dest >= pes || origin >= pes)) bad_forward(source, dest);
+  const std::uint32_t h = rt_.hop[dest];
+  if ((h & routes::k_prefixed) == 0) {  // on this node: delivered, from the network only
+    if (MAILROOM_UNLIKELY(cls != k_network && cls != k_network2)) bad_forward(source, dest);
+    return rt_.delivery_base + static_cast<int>(h);
+  }
+  const int lane_no = routes::lane_of_hop(h);
+  const std::uint32_t next = rt_.cls[static_cast<std::size_t>(lane_no)];
+  // Stages in order: transit, network, transit2, network2 (then delivery, above).
+  const bool later = cls == k_transit    ? next == k_network
+                     : cls == k_network  ? next == k_transit2 || next == k_network2
+                     : cls == k_transit2 ? next == k_network2
+                                         : false;
+  if (MAILROOM_UNLIKELY(!later)) bad_forward(source, dest);
   return lane_no;
 }
 
@@ -389,7 +416,7 @@ bool conveyor_core::forward_records(std::size_t q) noexcept {
       const std::byte* p = base + at;
       std::uint32_t prefix[2];
       std::memcpy(prefix, p, sizeof prefix);
-      const int lane_no = next_lane(q, t.source, prefix[0]);
+      const int lane_no = next_lane(q, t.source, prefix[0], prefix[1]);
       const std::size_t bytes = record_bytes_(run_tag_[q]);
       if (!put_record(lane_no, run_tag_[q], prefix[0], p + 8, bytes, true, prefix[1]))
         return any;
@@ -444,9 +471,11 @@ void conveyor_core::close() noexcept {
 // complete in any order): the count tells the receiver what is still to come.
 // With node routing the links form three stages, ended in order: final and transit lanes (this
 // PE's own items, so at once), network lanes (once every transit link to this PE has ended and
-// all it brought is forwarded), delivery lanes (once the network links have too). Each stage
-// waits only for the one before, on every PE, so the ends cannot wait for each other in a
-// cycle.
+// all it brought is forwarded), delivery lanes (once the network links have too). Mesh routing
+// has two more between network and delivery: transit2 (once the network links have ended here)
+// and network2 (once the transit2 links have). Each stage waits only for the ones before, on
+// every PE, so the ends cannot wait for each other in a cycle; classes a routing does not use
+// have no lanes and no links, and end at once.
 bool conveyor_core::step_stream() {
   switch (state_) {
     case stream::open:
@@ -460,7 +489,17 @@ bool conveyor_core::step_stream() {
         if (!stage_clear(k_transit)) return false;
         end_lanes(k_network);
       }
-      if (!stage_clear(k_transit) || !stage_clear(k_network)) return false;
+      if ((lanes_ended_ & 1u << k_transit2) == 0) {
+        if (!stage_clear(k_network)) return false;
+        end_lanes(k_transit2);
+      }
+      if ((lanes_ended_ & 1u << k_network2) == 0) {
+        if (!stage_clear(k_transit2)) return false;
+        end_lanes(k_network2);
+      }
+      if (!stage_clear(k_transit) || !stage_clear(k_network) || !stage_clear(k_transit2) ||
+          !stage_clear(k_network2))
+        return false;
       end_lanes(k_delivery);
       state_ = stream::draining;
       [[fallthrough]];

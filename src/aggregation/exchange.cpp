@@ -93,8 +93,8 @@ exchange::exchange(const config& cfg)
 }
 
 namespace {
-// An acknowledgement names the conveyor in its low 30 bits and the link class in the top two.
-constexpr std::uint32_t k_id_bits = 30;
+// An acknowledgement names the conveyor in its low 29 bits and the link class in the top three.
+constexpr std::uint32_t k_id_bits = 29;
 constexpr std::uint32_t tag_id(std::uint32_t id, std::uint32_t cls) noexcept {
   return id | cls << k_id_bits;
 }
@@ -122,8 +122,9 @@ void exchange::start_routes(const config& cfg) {
     widest = std::max(widest, local_of[static_cast<std::size_t>(p)] + 1);
   }
   routing_ = resolve_routing(static_cast<routing>(cfg.routing), pes_, nodes, widest);
-  routes_ = routing_ == routing::node ? routes::node(me_, node_of, local_of)
-                                      : routes::direct(me_, pes_);
+  routes_ = routing_ == routing::node   ? routes::node(me_, node_of, local_of)
+            : routing_ == routing::mesh ? routes::mesh(me_, node_of, local_of)
+                                        : routes::direct(me_, pes_);
   node_of_ = std::move(node_of);
 }
 

@@ -1,9 +1,10 @@
-// Direct and node routing tables (detail/routes.hpp).
+// Direct, node and mesh routing tables (detail/routes.hpp).
 #include "mailroom/detail/routes.hpp"
 
 #include "mailroom/error.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace mailroom::detail {
 
@@ -12,6 +13,66 @@ int add_lane(routes& r, int peer, link_class c) {
   r.peer.push_back(peer);
   r.cls.push_back(static_cast<std::uint8_t>(c));
   return r.lanes() - 1;
+}
+
+// members[n][i]: the PE of node n with local index i (checked: each place once, no gaps).
+std::vector<std::vector<int>> members_of(int me, const std::vector<int>& node_of,
+                                         const std::vector<int>& local_of) {
+  const int pes = static_cast<int>(node_of.size());
+  MAILROOM_CHECK(local_of.size() == node_of.size() && me >= 0 && me < pes,
+                 "routing: a layout of {} PEs and {} local indices", node_of.size(),
+                 local_of.size());
+  int nodes = 0;
+  for (int n : node_of) nodes = std::max(nodes, n + 1);
+  std::vector<std::vector<int>> members(static_cast<std::size_t>(nodes));
+  for (int p = 0; p < pes; ++p) {
+    auto& m = members[static_cast<std::size_t>(node_of[static_cast<std::size_t>(p)])];
+    const auto i = static_cast<std::size_t>(local_of[static_cast<std::size_t>(p)]);
+    if (m.size() <= i) m.resize(i + 1, -1);
+    MAILROOM_CHECK(m[i] < 0, "routing: PEs {} and {} have the same place on node {}", m[i],
+                   p, node_of[static_cast<std::size_t>(p)]);
+    m[i] = p;
+  }
+  for (int n = 0; n < nodes; ++n) {
+    MAILROOM_CHECK(!members[static_cast<std::size_t>(n)].empty(), "routing: node {} has no PE",
+                   n);
+    for (int p : members[static_cast<std::size_t>(n)])
+      MAILROOM_CHECK(p >= 0, "routing: node {} has a gap in its local indices", n);
+  }
+  return members;
+}
+
+// The lanes within the node, in the order routes::lane derives: final lanes to every PE of the
+// node (this one included); when there are other nodes, transit lanes to the others and
+// delivery lanes to all, and with mesh routing transit2 lanes to the others.
+void add_node_lanes(routes& r, int me, int my_local, const std::vector<int>& mine, bool others,
+                    bool second_hop) {
+  r.my_local = my_local;
+  r.node_members = mine;
+  for (int p : mine) add_lane(r, p, k_final);
+  r.in_peers[k_final] = mine;
+  if (!others) return;
+  r.transit_base = r.lanes();
+  for (int p : mine)
+    if (p != me) add_lane(r, p, k_transit);
+  r.delivery_base = r.lanes();
+  for (int p : mine) add_lane(r, p, k_delivery);
+  for (int p : mine)
+    if (p != me) r.in_peers[k_transit].push_back(p);
+  r.in_peers[k_delivery] = mine;
+  if (!second_hop) return;
+  r.transit2_base = r.lanes();
+  for (int p : mine)
+    if (p != me) {
+      add_lane(r, p, k_transit2);
+      r.in_peers[k_transit2].push_back(p);
+    }
+}
+
+// The transit lane of class c (k_transit or k_transit2) to the PE of this node with index i.
+std::uint32_t transit_lane(const routes& r, std::uint32_t c, int i) {
+  const int base = c == k_transit ? r.transit_base : r.transit2_base;
+  return static_cast<std::uint32_t>(base + (i < r.my_local ? i : i - 1));
 }
 }  // namespace
 
@@ -27,11 +88,16 @@ int routes::lane(std::uint32_t c, int p) const noexcept {
       return here ? i : -1;
     case k_transit:
       return here && transit_base >= 0 && p != me ? transit_base + (i < my_local ? i : i - 1) : -1;
+    case k_transit2:
+      return here && transit2_base >= 0 && p != me ? transit2_base + (i < my_local ? i : i - 1)
+                                                   : -1;
     case k_delivery:
       return here && delivery_base >= 0 ? delivery_base + i : -1;
     case k_network:
+    case k_network2:
       for (int l = network_base; l < lanes(); ++l)
-        if (peer[static_cast<std::size_t>(l)] == p) return l;
+        if (peer[static_cast<std::size_t>(l)] == p && cls[static_cast<std::size_t>(l)] == c)
+          return l;
       return -1;
     default:
       return -1;
@@ -41,26 +107,45 @@ int routes::lane(std::uint32_t c, int p) const noexcept {
 int routes::in_link(std::uint32_t c, int source) const noexcept {
   // Links in of the classes within the node mirror this PE's lanes out of the same class to the
   // same PEs, in the same order; network links in do not (a few: searched).
-  if (c == k_network) {
-    const auto& in = in_peers[k_network];
+  if (c == k_network || c == k_network2) {
+    const auto& in = in_peers[c];
     const auto it = std::find(in.begin(), in.end(), source);
     return it == in.end() ? -1 : static_cast<int>(it - in.begin());
   }
   const int l = lane(c, source);
   if (l < 0) return -1;
-  return l - (c == k_transit ? transit_base : c == k_delivery ? delivery_base : 0);
+  return l - (c == k_transit    ? transit_base
+              : c == k_transit2 ? transit2_base
+              : c == k_delivery ? delivery_base
+                                : 0);
 }
 
 routing resolve_routing(routing wanted, int pes, int nodes, int widest) noexcept {
   if (wanted != routing::automatic) return wanted;
-  return pes > 64 && nodes > 1 && widest > 1 ? routing::node : routing::direct;
+  if (pes <= 64 || nodes <= 1) return routing::direct;
+  if (nodes > 1024) return routing::mesh;
+  return widest > 1 ? routing::node : routing::direct;
+}
+
+mesh_grid::mesh_grid(int n) noexcept : nodes(std::max(n, 1)) {
+  columns = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(nodes))));
+  while (columns > 1 && (columns - 1) * (columns - 1) >= nodes) --columns;  // (rounding)
+  while (columns * columns < nodes) ++columns;
+}
+
+int mesh_grid::first_hop(int a, int c) const noexcept {
+  const int m = row(a) * columns + c;
+  // A short last row has no node in column c: the node above (rows before the last are full).
+  return m < nodes ? m : m - columns;
 }
 
 int routes::network_peers() const {
   std::vector<int> seen;
   for (int l = 0; l < lanes(); ++l)
-    if (cls[static_cast<std::size_t>(l)] == k_network) seen.push_back(peer[static_cast<std::size_t>(l)]);
-  seen.insert(seen.end(), in_peers[k_network].begin(), in_peers[k_network].end());
+    if (cls[static_cast<std::size_t>(l)] == k_network || cls[static_cast<std::size_t>(l)] == k_network2)
+      seen.push_back(peer[static_cast<std::size_t>(l)]);
+  for (const std::uint32_t c : {k_network, k_network2})
+    seen.insert(seen.end(), in_peers[c].begin(), in_peers[c].end());
   std::sort(seen.begin(), seen.end());
   return static_cast<int>(std::unique(seen.begin(), seen.end()) - seen.begin());
 }
@@ -79,25 +164,8 @@ routes routes::direct(int me, int pes) {
 
 routes routes::node(int me, const std::vector<int>& node_of, const std::vector<int>& local_of) {
   const int pes = static_cast<int>(node_of.size());
-  MAILROOM_CHECK(local_of.size() == node_of.size() && me >= 0 && me < pes,
-                 "node routing: a layout of {} PEs and {} local indices", node_of.size(),
-                 local_of.size());
-  int nodes = 0;
-  for (int n : node_of) nodes = std::max(nodes, n + 1);
-  // members[n][i]: the PE of node n with local index i.
-  std::vector<std::vector<int>> members(static_cast<std::size_t>(nodes));
-  for (int p = 0; p < pes; ++p) {
-    auto& m = members[static_cast<std::size_t>(node_of[static_cast<std::size_t>(p)])];
-    const auto i = static_cast<std::size_t>(local_of[static_cast<std::size_t>(p)]);
-    if (m.size() <= i) m.resize(i + 1, -1);
-    MAILROOM_CHECK(m[i] < 0, "node routing: PEs {} and {} have the same place on node {}", m[i],
-                   p, node_of[static_cast<std::size_t>(p)]);
-    m[i] = p;
-  }
-  for (int n = 0; n < nodes; ++n)
-    for (int p : members[static_cast<std::size_t>(n)])
-      MAILROOM_CHECK(p >= 0 && !members[static_cast<std::size_t>(n)].empty(),
-                     "node routing: node {} has a gap in its local indices", n);
+  const std::vector<std::vector<int>> members = members_of(me, node_of, local_of);
+  const int nodes = static_cast<int>(members.size());
   const auto size_of = [&](int n) {
     return static_cast<int>(members[static_cast<std::size_t>(n)].size());
   };
@@ -110,19 +178,8 @@ routes routes::node(int me, const std::vector<int>& node_of, const std::vector<i
   r.routed = true;
   r.me = me;
   r.pes = pes;
-  // Final lanes to every PE of the node (this one included); when there are other nodes,
-  // transit lanes to the others and delivery lanes to all, then a network lane per node whose
-  // link this PE owns.
-  r.my_local = i;
-  r.node_members = mine;
-  for (int p : mine) add_lane(r, p, k_final);
-  if (nodes > 1) {
-    r.transit_base = r.lanes();
-    for (int p : mine)
-      if (p != me) add_lane(r, p, k_transit);
-    r.delivery_base = r.lanes();
-    for (int p : mine) add_lane(r, p, k_delivery);
-  }
+  // The lanes within the node, then a network lane per node whose link this PE owns.
+  add_node_lanes(r, me, i, mine, nodes > 1, false);
   r.network_base = r.lanes();
   std::vector<int> network_lane(static_cast<std::size_t>(nodes), -1);  // by far node
   for (int b = 0; b < nodes; ++b)
@@ -144,26 +201,90 @@ routes routes::node(int me, const std::vector<int>& node_of, const std::vector<i
       const int owner = mine[static_cast<std::size_t>(b % size)];
       h = k_prefixed |
           static_cast<std::uint32_t>(local_of[static_cast<std::size_t>(q)]) << k_lane_bits |
-          static_cast<std::uint32_t>(owner == me ? network_lane[static_cast<std::size_t>(b)]
-                                                 : r.transit_base + (b % size < i ? b % size : b % size - 1));
+          (owner == me ? static_cast<std::uint32_t>(network_lane[static_cast<std::size_t>(b)])
+                       : transit_lane(r, k_transit, b % size));
     }
     r.hop[static_cast<std::size_t>(q)] = h;
   }
 
-  // What ends here: final lanes of every PE of the node, transit lanes of the others (when
-  // there are other nodes), and the network lanes of the nodes whose link to this one lands
-  // here (node c's link to node a is owned by its PE a mod size(c), lands on PE c mod size).
-  r.in_peers[k_final] = mine;
-  if (nodes > 1) {
-    for (int p : mine)
-      if (p != me) r.in_peers[k_transit].push_back(p);
-    r.in_peers[k_delivery] = mine;
-  }
+  // What ends here besides the node's lanes: the network lanes of the nodes whose link to this
+  // one lands here (node c's link to node a is owned by its PE a mod size(c), lands on PE
+  // c mod size).
   for (int c = 0; c < nodes; ++c)
     if (c != a && c % size == i) {
       r.in_peers[k_network].push_back(members[static_cast<std::size_t>(c)][static_cast<std::size_t>(a % size_of(c))]);
       r.far_members.push_back(members[static_cast<std::size_t>(c)]);
     }
+  return r;
+}
+
+routes routes::mesh(int me, const std::vector<int>& node_of, const std::vector<int>& local_of) {
+  const int pes = static_cast<int>(node_of.size());
+  const std::vector<std::vector<int>> members = members_of(me, node_of, local_of);
+  const int nodes = static_cast<int>(members.size());
+  const mesh_grid g(nodes);
+  const auto member = [&](int n, int k) {  // node n's PE k mod its size
+    const auto& m = members[static_cast<std::size_t>(n)];
+    return m[static_cast<std::size_t>(k) % m.size()];
+  };
+  const int a = node_of[static_cast<std::size_t>(me)];
+  const int i = local_of[static_cast<std::size_t>(me)];
+  const auto& mine = members[static_cast<std::size_t>(a)];
+  const int size = static_cast<int>(mine.size());
+
+  routes r;
+  r.routed = true;
+  r.meshed = true;
+  r.me = me;
+  r.pes = pes;
+  add_node_lanes(r, me, i, mine, nodes > 1, true);
+  r.network_base = r.lanes();
+  // First hop: a link to the node of this row (or above it) in each other column, owned by
+  // PE column mod size. Second hop: a link to each other node of this column, owned by PE row
+  // mod size.
+  std::vector<int> first_lane(static_cast<std::size_t>(g.columns), -1);  // by column
+  for (int c = 0; c < g.columns; ++c) {
+    if (c == g.column(a) || c % size != i) continue;
+    const int m = g.first_hop(a, c);
+    first_lane[static_cast<std::size_t>(c)] = add_lane(r, member(m, g.column(a)), k_network);
+  }
+  std::vector<int> second_lane(static_cast<std::size_t>(nodes), -1);  // by node
+  for (int b = g.column(a); b < nodes; b += g.columns)
+    if (b != a && g.row(b) % size == i)
+      second_lane[static_cast<std::size_t>(b)] = add_lane(r, member(b, g.row(a)), k_network2);
+  MAILROOM_CHECK(r.lanes() < (1 << routes::k_lane_bits) && size <= 0x10000,
+                 "mesh routing: {} lanes on a node of {} PEs, more than its tables hold (use "
+                 "smaller nodes: MAILROOM_NODE_SIZE)", r.lanes(), size);
+
+  r.hop.resize(static_cast<std::size_t>(pes));
+  for (int q = 0; q < pes; ++q) {
+    const int b = node_of[static_cast<std::size_t>(q)];
+    const auto local = static_cast<std::uint32_t>(local_of[static_cast<std::size_t>(q)]);
+    std::uint32_t h = local;  // on this node: its final lane
+    if (b != a) {
+      const bool first = g.column(b) != g.column(a);
+      const int k = (first ? g.column(b) : g.row(b)) % size;  // the owner's index here
+      const int own = first ? first_lane[static_cast<std::size_t>(g.column(b))]
+                            : second_lane[static_cast<std::size_t>(b)];
+      h = k_prefixed | local << k_lane_bits |
+          (k == i ? static_cast<std::uint32_t>(own)
+                  : transit_lane(r, first ? k_transit : k_transit2, k));
+    }
+    r.hop[static_cast<std::size_t>(q)] = h;
+  }
+
+  // Links in: the first hops of the nodes that reach this node's column through it, landing
+  // on PE column(x) mod size; the second hops of the other nodes of this column, landing on
+  // PE row(x) mod size.
+  for (int x = 0; x < nodes; ++x) {
+    if (x == a) continue;
+    if (g.column(x) != g.column(a)) {
+      if (g.first_hop(x, g.column(a)) == a && g.column(x) % size == i)
+        r.in_peers[k_network].push_back(member(x, g.column(a)));
+    } else if (g.row(x) % size == i) {
+      r.in_peers[k_network2].push_back(member(x, g.row(a)));
+    }
+  }
   return r;
 }
 

@@ -43,7 +43,7 @@ namespace detail {
 bool parse_config_value(const char* kind, const std::string& text, std::uint64_t& out) {
   if (text.empty()) return false;
   if (std::strcmp(kind, "routing") == 0) {
-    for (std::uint64_t r = 0; r <= static_cast<std::uint64_t>(routing::node); ++r)
+    for (std::uint64_t r = 0; r <= static_cast<std::uint64_t>(routing::mesh); ++r)
       if (text == routing_name(r)) {
         out = r;
         return true;
@@ -87,6 +87,7 @@ const char* routing_name(std::uint64_t r) noexcept {
     case routing::automatic: return "auto";
     case routing::direct: return "direct";
     case routing::node: return "node";
+    case routing::mesh: return "mesh";
   }
   return "?";
 }

@@ -194,6 +194,12 @@ std::string selector_core::describe() const {
         else if (const int net = conv.open_links(1u << k_network, &from, k_listed + 1); net > 0)
           state = fmt::format(", ending: forwards from other nodes, {} of whose links to it have "
                               "not ended: {}", net, pes(from));
+        else if (const int t2 = conv.open_links(1u << k_transit2, &from, k_listed + 1); t2 > 0)
+          state = fmt::format(", ending: forwards the second hop for the PEs of its node, {} of "
+                              "which have not ended their stream to it: {}", t2, pes(from));
+        else if (const int n2 = conv.open_links(1u << k_network2, &from, k_listed + 1); n2 > 0)
+          state = fmt::format(", ending: forwards from the nodes of its column, {} of whose "
+                              "links to it have not ended: {}", n2, pes(from));
         else
           state = ", ending: its last buffers not yet shipped";
         break;

@@ -1,10 +1,11 @@
-// Checks a capacity plan written by `mailroom-bench plan --json`: its parts add up, node routing
-// has the few network peers and lanes the routing promises, and what fits is what the budget
-// holds; and, given MOST_MIB > 0, that node routing reserves at most that per PE with every mailbox
-// in the shared pool and network buffers of at least 8 KiB. Usage: validate_plan_json FILE PES
-// PER_NODE MAILBOXES [MOST_MIB]
+// Checks a capacity plan written by `mailroom-bench plan --json`: its parts add up, node and mesh
+// routing have the few network peers and lanes the routing promises, and what fits is what the
+// budget holds; and, given MOST_MIB > 0, that the routing `auto` picks reserves at most that per
+// PE with every mailbox in the shared pool and network buffers of at least 8 KiB. Usage:
+// validate_plan_json FILE PES PER_NODE MAILBOXES [MOST_MIB]
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -40,7 +41,7 @@ int main(int argc, char** argv) {
              j.value("nodes", 0LL) == nodes && j.value("mailboxes", 0LL) == std::stoll(argv[4]),
          "the machine is not the one asked for");
   const long long budget = j["config"].value("budget_bytes", 0LL);
-  for (const char* name : {"direct", "node"}) {
+  for (const char* name : {"direct", "node", "mesh"}) {
     const auto& r = j["routings"][name];
     const auto& b = r["bytes"];
     const long long parts = b.value("aggregation_buffers", -1LL) + b.value("shared_memory", -1LL) +
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
   }
   const auto& direct = j["routings"]["direct"];
   const auto& node = j["routings"]["node"];
+  const auto& mesh = j["routings"]["mesh"];
   expect(direct.value("network_peers_per_pe", 0LL) == pes - std::min(pes, per_node),
          "direct: every PE of the other nodes is a network peer");
   expect(direct.value("lanes_per_mailbox", 0LL) == pes, "direct: a lane per PE");
@@ -71,14 +73,24 @@ int main(int argc, char** argv) {
   if (pes > per_node) {
     expect(node["bytes"].value("total", 0LL) < direct["bytes"].value("total", 0LL),
            "node routing reserves no less than direct");
-    expect(j.value("auto", std::string()) == (pes > 64 && per_node > 1 ? "node" : "direct"),
-           "auto is not what the runtime would pick");
+    const char* want = pes <= 64 ? "direct" : nodes > 1024 ? "mesh" : per_node > 1 ? "node" : "direct";
+    expect(j.value("auto", std::string()) == want, "auto is not what the runtime would pick");
   }
+  // Mesh routing: links to the node's row and column (a grid of about sqrt(nodes) columns),
+  // spread over its PEs, in and out; lanes within the node for four classes.
+  const auto columns = static_cast<long long>(std::ceil(std::sqrt(static_cast<double>(nodes))));
+  const long long mesh_owned = 2 * ((columns + per_node - 1) / per_node);
+  expect(mesh.value("network_peers_per_pe", -1LL) <= 2 * mesh_owned,
+         "mesh: more network peers than its row and column spread over the node");
+  expect(mesh.value("lanes_per_mailbox", 0LL) <= 4 * per_node + mesh_owned,
+         "mesh: more lanes than the PEs of the node and the links owned");
   if (const long long most = argc == 6 ? std::stoll(argv[5]) : 0; most > 0) {
-    expect(node["bytes"].value("total", most << 20) <= most << 20,
-           "node: more than " + std::to_string(most) + " MiB per PE");
-    expect(node.value("mailboxes_in_slots", 0LL) == std::stoll(argv[4]),
-           "node: not every mailbox has its lanes within the node in the shared pool");
+    const std::string name = j.value("auto", std::string());
+    const auto& chosen = j["routings"][name];
+    expect(chosen["bytes"].value("total", most << 20) <= most << 20,
+           name + ": more than " + std::to_string(most) + " MiB per PE");
+    expect(chosen.value("mailboxes_in_slots", 0LL) == std::stoll(argv[4]),
+           name + ": not every mailbox has its lanes within the node in the shared pool");
     expect(j["config"].value("buffer_bytes", 0LL) >= 8 << 10,
            "buffers between nodes below 8 KiB: their payload cannot reach 8 KiB");
     expect(j["config"].value("pool_slots", 0LL) > 0 &&

@@ -1,5 +1,5 @@
-// Routing tables, checked by following every item's path: direct and node routing, uniform and
-// uneven nodes, up to the paper's 2,048 PEs (pure functions: no MPI job).
+// Routing tables, checked by following every item's path: direct, node and mesh routing,
+// uniform and uneven nodes, up to the paper's 2,048 PEs (pure functions: no MPI job).
 #include "mailroom/detail/routes.hpp"
 
 #include <gtest/gtest.h>
@@ -12,8 +12,12 @@ namespace {
 using mailroom::detail::k_delivery;
 using mailroom::detail::k_final;
 using mailroom::detail::k_link_classes;
+using mailroom::detail::forwarded_class;
 using mailroom::detail::k_network;
+using mailroom::detail::k_network2;
 using mailroom::detail::k_transit;
+using mailroom::detail::k_transit2;
+using mailroom::detail::mesh_grid;
 using mailroom::detail::routes;
 
 struct layout {
@@ -30,15 +34,17 @@ layout blocks(int pes, int per_node) {
   return l;
 }
 
-std::vector<routes> all_routes(const layout& l) {
+std::vector<routes> all_routes(const layout& l, bool mesh = false) {
   std::vector<routes> r;
   for (int p = 0; p < static_cast<int>(l.node_of.size()); ++p)
-    r.push_back(routes::node(p, l.node_of, l.local_of));
+    r.push_back(mesh ? routes::mesh(p, l.node_of, l.local_of)
+                     : routes::node(p, l.node_of, l.local_of));
   return r;
 }
 
-// Follows the item from `src` to `dest` as conveyors forward it; returns the PEs it crosses
-// (empty if a table leads nowhere or to the wrong place).
+// Follows the item from `src` to `dest` as conveyors forward it (a class only ever to a later
+// stage: transit, network, transit2, network2, delivery); returns the PEs it crosses (empty if
+// a table leads nowhere, to the wrong place or back to an earlier stage).
 std::vector<int> path(const std::vector<routes>& r, int src, int dest) {
   std::vector<int> hops{src};
   const std::uint32_t h = r[src].hop[dest];
@@ -48,19 +54,29 @@ std::vector<int> path(const std::vector<routes>& r, int src, int dest) {
       r[dest].node_members[routes::local_of_hop(h)] != dest)
     return {};
   int at = r[src].peer[lane];
-  auto cls = r[src].cls[lane];
-  if (((h & routes::k_prefixed) != 0) != (cls == k_transit || cls == k_network)) return {};
-  for (int step = 0; step < 3; ++step) {
+  std::uint32_t cls = r[src].cls[lane];
+  if (((h & routes::k_prefixed) != 0) != forwarded_class(cls)) return {};
+  const auto stage = [](std::uint32_t c) {  // the order of the classes along a path
+    constexpr int order[] = {0, 1, 2, 5, 3, 4};  // final, transit, network, delivery, t2, n2
+    return order[c];
+  };
+  for (int step = 0; step < 5; ++step) {
     hops.push_back(at);
     if (cls == k_final || cls == k_delivery) return at == dest ? hops : std::vector<int>{};
     const routes& here = r[at];
-    if (cls == k_transit) {
-      lane = routes::lane_of_hop(here.hop[dest]);
-      if (here.cls[lane] != k_network) return {};
-    } else {
+    const std::uint32_t next_hop = here.hop[dest];
+    if ((next_hop & routes::k_prefixed) == 0) {  // on this node: delivered, from the network
+      if (cls != k_network && cls != k_network2) return {};
       lane = here.lane(k_delivery, dest);
-      if (lane < 0) return {};
+    } else {
+      lane = routes::lane_of_hop(next_hop);
     }
+    if (lane < 0 || stage(here.cls[lane]) <= stage(cls)) return {};
+    // A transit lane leads to the network at once; node routing crosses it once.
+    if ((cls == k_transit && here.cls[lane] != k_network) ||
+        (cls == k_transit2 && here.cls[lane] != k_network2) ||
+        (!here.meshed && cls == k_network && here.cls[lane] != k_delivery))
+      return {};
     cls = here.cls[lane];
     at = here.peer[lane];
   }
@@ -168,8 +184,76 @@ TEST(Routes, PaperScaleHasFewNetworkPeers) {
     for (int d : {0, 33, 1024, 2047}) EXPECT_FALSE(path(r, s, d).empty()) << s << " -> " << d;
 }
 
+TEST(Routes, MeshGridIsAboutSquare) {
+  for (const auto& [nodes, columns] :
+       std::vector<std::pair<int, int>>{{1, 1}, {2, 2}, {3, 2}, {4, 2}, {5, 3}, {9, 3}, {10, 4},
+                                        {64, 8}, {65, 9}, {4096, 64}}) {
+    const mesh_grid g(nodes);
+    EXPECT_EQ(g.columns, columns) << nodes << " nodes";
+    // Every first hop leads to a node of the column asked for.
+    for (int a = 0; a < nodes; ++a)
+      for (int c = 0; c < g.columns && c < nodes; ++c) {
+        const int m = g.first_hop(a, c);
+        EXPECT_TRUE(m >= 0 && m < nodes && g.column(m) == c) << a << " to column " << c;
+      }
+  }
+}
+
+TEST(Routes, MeshReachesEveryDestinationThroughItsStages) {
+  for (const auto& [pes, per_node] : std::vector<std::pair<int, int>>{
+           {1, 1}, {4, 1}, {7, 1}, {9, 1}, {10, 1}, {8, 2}, {11, 3}, {16, 4}, {40, 3}, {66, 4},
+           {100, 1}}) {
+    const auto r = all_routes(blocks(pes, per_node), true);
+    const mesh_grid g((pes + per_node - 1) / per_node);
+    for (int s = 0; s < pes; ++s)
+      for (int d = 0; d < pes; ++d) {
+        const auto p = path(r, s, d);
+        ASSERT_FALSE(p.empty()) << pes << " PEs, " << per_node << " per node: " << s << " -> "
+                                << d << " goes astray";
+        // At most: transit, network, transit2, network2, delivery.
+        EXPECT_LE(p.size(), 6u);
+        const int a = s / per_node, b = d / per_node;
+        if (a == b) EXPECT_EQ(p.size(), 2u);
+        // It crosses the network at most twice, through a node of a's row (or the one above)
+        // in b's column.
+        int crossings = 0;
+        for (std::size_t k = 1; k < p.size(); ++k) {
+          if (p[k - 1] / per_node == p[k] / per_node) continue;
+          ++crossings;
+          const int from = p[k - 1] / per_node, to = p[k] / per_node;
+          EXPECT_TRUE(g.column(to) == g.column(b) &&
+                      (g.column(from) == g.column(b) || g.row(to) >= g.row(a) - 1))
+              << s << " -> " << d << " crosses " << from << " -> " << to;
+        }
+        EXPECT_LE(crossings, 2);
+      }
+    expect_links_agree(r);
+    expect_lane_lookup(r);
+  }
+}
+
+TEST(Routes, MeshAtScaleHasFewNetworkPeers) {
+  // 4,096 nodes of 32 PEs (131,072 PEs) is too many tables for a unit test; 1,024 nodes of 4:
+  // a 32 x 32 grid, each node linked to its row and column (62 nodes) where node routing links
+  // every node to 1,023: about 16 network lanes per PE, each landing as many.
+  const int per_node = 4, pes = 4096;
+  const layout l = blocks(pes, per_node);
+  int most = 0, most_lanes = 0;
+  for (int p = 0; p < pes; p += 37) {
+    const routes x = routes::mesh(p, l.node_of, l.local_of);
+    most = std::max(most, x.network_peers());
+    int network = 0;
+    for (int k = 0; k < x.lanes(); ++k) network += forwarded_class(x.cls[k]) && x.cls[k] != k_transit && x.cls[k] != k_transit2;
+    most_lanes = std::max(most_lanes, network);
+  }
+  EXPECT_LE(most_lanes, 16);
+  EXPECT_LE(most, 32);
+  EXPECT_EQ(routes::mesh(0, l.node_of, l.local_of).in_peers[k_transit2].size(), 3u);
+}
+
 TEST(Routes, LayoutErrorsAreReported) {
   EXPECT_DEATH(routes::node(0, {0, 0}, {0, 0}), "same place on node 0");
+  EXPECT_DEATH(routes::mesh(0, {0, 2}, {0, 0}), "node 1 has no PE");
 }
 
 }  // namespace

@@ -267,9 +267,7 @@ class conveyor_core {
   /// Forwards what it can of the items that arrived to be forwarded; true if it forwarded any.
   /// The exchange calls it while some wait.
   bool forward() noexcept;
-  [[nodiscard]] bool forwarding() const noexcept {
-    return !forward_[0].empty() || !forward_[1].empty();
-  }
+  [[nodiscard]] bool forwarding() const noexcept { return forward_backlog() > 0; }
   /// Called by the exchange when `source` ends its stream of class `cls` here, having shipped
   /// `items` over that link in all.
   void end_of_stream(int source, std::uint32_t cls, std::int64_t items) noexcept;
@@ -285,9 +283,11 @@ class conveyor_core {
   /// and (at most `most` of) their PEs.
   [[nodiscard]] int open_links(std::uint32_t classes, std::vector<int>* from = nullptr,
                                std::size_t most = 0) const;
-  /// Buffers that arrived to be forwarded and are not yet (node routing).
+  /// Buffers that arrived to be forwarded and are not yet (node and mesh routing).
   [[nodiscard]] std::size_t forward_backlog() const noexcept {
-    return forward_[0].size() + forward_[1].size();
+    std::size_t n = 0;
+    for (const auto& q : forward_) n += q.size();
+    return n;
   }
   /// Items this PE has received, and the items its ended links announced (own items included
   /// once closed).
@@ -538,8 +538,13 @@ class conveyor_core {
   [[gnu::noinline]] bool push_routed_copy(int dest, item_copy<N> c) noexcept {
     const std::uint32_t h = rt_.hop[static_cast<std::size_t>(dest)];
     if ((h & routes::k_prefixed) == 0) return put_n<N, 0>(static_cast<int>(h), nullptr, c.b, false);
-    // Through a PE of this node: the destination; over a link this PE owns: the two indices.
     const int lane_no = routes::lane_of_hop(h);
+    if (rt_.meshed) {  // [dest][origin] on every hop
+      const std::uint32_t both[2] = {static_cast<std::uint32_t>(dest),
+                                     static_cast<std::uint32_t>(me_)};
+      return put_n<N, 2>(lane_no, both, c.b, false);
+    }
+    // Through a PE of this node: the destination; over a link this PE owns: the two indices.
     const std::uint32_t prefix =
         rt_.cls[static_cast<std::size_t>(lane_no)] == k_transit
             ? static_cast<std::uint32_t>(dest)
@@ -573,13 +578,16 @@ class conveyor_core {
   }
   /// make_room for put: a forwarded item never spills, and its refusal is not the program's.
   bool room_for(int lane_no, std::size_t need, bool forwarded) noexcept;
-  /// Forwards the items of queue q (0: from the network, 1: from transit lanes) of N bytes
-  /// (0: of item_bytes_, copied by size at run time), each after its 4-byte prefix: from a
-  /// transit lane to the network lane of its destination's node with the two indices, from the
-  /// network to its destination's delivery lane with its origin PE.
+  /// Forwards the items of queue q (queue_of: 0 from the network, 1 from transit lanes, 2 and
+  /// 3 from the second hop's) of N bytes (0: of item_bytes_, copied by size at run time), each
+  /// after its prefix. Node routing (4 bytes): from a transit lane to the network lane of its
+  /// destination's node with the two indices, from the network to its destination's delivery
+  /// lane with its origin PE. Mesh routing ([dest][origin]): to the lane mesh_next names, with
+  /// both, or its origin alone on a delivery lane.
   template <std::size_t N>
   bool forward_items(std::size_t q) noexcept {
-    const std::size_t stride = 4 + (N > 0 ? N : item_bytes_);
+    const bool mesh = rt_.meshed;
+    const std::size_t stride = (mesh ? 8 : 4) + (N > 0 ? N : item_bytes_);
     bool any = false;
     auto& queue = forward_[q];
     std::uint32_t& at = forward_at_[q];
@@ -588,13 +596,20 @@ class conveyor_core {
       const std::byte* p = t.buf + k_header_bytes + at;
       const std::byte* end = t.buf + reinterpret_cast<const buffer_header*>(t.buf)->bytes;
       // Per buffer: the sender's index on this node (transit), or its node's PEs (network).
-      const std::uint32_t from = q == 1 ? transit_origin(t.source) : 0;
-      const std::vector<int>* far = q == 0 ? &far_members_of(t.source) : nullptr;
+      const std::uint32_t from = !mesh && q == 1 ? transit_origin(t.source) : 0;
+      const std::vector<int>* far = !mesh && q == 0 ? &far_members_of(t.source) : nullptr;
       for (; p < end; p += stride, at += static_cast<std::uint32_t>(stride)) {
         std::uint32_t w;
         std::memcpy(&w, p, 4);
         bool put_it;
-        if (q == 1) {
+        if (mesh) {
+          std::uint32_t both[2];
+          std::memcpy(both, p, 8);
+          const int lane_no = mesh_next(queue_class(q), t.source, both[0], both[1]);
+          put_it = rt_.cls[static_cast<std::size_t>(lane_no)] == k_delivery
+                       ? put_n<N, 1>(lane_no, &both[1], p + 8, true)
+                       : put_n<N, 2>(lane_no, both, p + 8, true);
+        } else if (q == 1) {
           const std::uint32_t h = transit_hop(t.source, w);
           const std::uint32_t prefix = network_prefix(h, from);
           put_it = put_n<N, 1>(routes::lane_of_hop(h), &prefix, p + 4, true);
@@ -628,7 +643,24 @@ class conveyor_core {
   }
   /// The lane a lambda record for `dest` from queue q goes on to (checked: the job stops on
   /// one that leads nowhere from here).
-  [[nodiscard]] int next_lane(std::size_t q, int source, std::uint32_t dest) const noexcept;
+  [[nodiscard]] int next_lane(std::size_t q, int source, std::uint32_t dest,
+                              std::uint32_t origin) const noexcept;
+  /// Mesh routing: the lane an item for `dest` from `origin` that came over a link of class
+  /// `cls` from `source` goes on to: its delivery lane when it has reached its node, else the
+  /// hop table's, which must be of a later stage (checked).
+  [[nodiscard]] int mesh_next(std::uint32_t cls, int source, std::uint32_t dest,
+                              std::uint32_t origin) const noexcept;
+  /// The forwarding queues: one per class that forwards, never shared. An item must never
+  /// wait behind one of an earlier stage, which may wait for a credit this one's stage frees
+  /// (docs/design.md, routing).
+  static constexpr std::size_t k_queues = 4;
+  static constexpr std::uint32_t queue_class(std::size_t q) noexcept {
+    constexpr std::uint32_t cls[k_queues] = {k_network, k_transit, k_network2, k_transit2};
+    return cls[q];
+  }
+  static constexpr std::size_t queue_of(std::uint32_t cls) noexcept {
+    return cls == k_network ? 0 : cls == k_transit ? 1 : cls == k_network2 ? 2 : 3;
+  }
   /// The front buffer of queue q is forwarded: acknowledge it.
   void forwarded_front(std::size_t q);
   [[noreturn]] void bad_forward(int source, std::uint32_t dest) const noexcept;
@@ -694,16 +726,15 @@ class conveyor_core {
   std::int64_t room_sent_ = 0;
   std::vector<std::uint32_t> outstanding_;             // unacknowledged buffers per lane
   std::deque<std::pair<int, std::byte*>> backlog_;     // full buffers (and lanes) waiting for a credit
-  // Buffers of items to forward, from the network [0] and from transit lanes [1], and how far
-  // the front one of each has been forwarded. Two queues, never one: an item from the network
-  // must never wait behind one that waits for a network credit (docs/design.md, routing).
+  // Buffers of items to forward, per queue (queue_of), and how far the front one of each has
+  // been forwarded.
   struct transit {
     std::byte* buf;
     int source;
   };
-  std::array<std::deque<transit>, 2> forward_;
-  std::array<std::uint32_t, 2> forward_at_{};
-  std::array<std::uint32_t, 2> run_left_{}, run_tag_{};  // records: the run being forwarded
+  std::array<std::deque<transit>, k_queues> forward_;
+  std::array<std::uint32_t, k_queues> forward_at_{};
+  std::array<std::uint32_t, k_queues> run_left_{}, run_tag_{};  // records: the run forwarded
   bool forward_queue(std::size_t q) noexcept;
   exchange::reservation taken_;  // slots or heap, and the credits
   // Per lane: where its buffers come from and how many may be out. A lane to a PE of this node

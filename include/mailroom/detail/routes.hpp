@@ -1,7 +1,8 @@
 // Where a PE's items go next: the lanes a conveyor fills, the link each leads over, and the
 // links whose end of stream a PE waits for. Direct routing gives a lane per PE; node routing
-// gives lanes per PE of the node plus one per network link this PE owns (docs/design.md,
-// routing). Not API: conveyors and the exchange use it; the capacity plan computes it for
+// gives lanes per PE of the node plus one per network link this PE owns; mesh routing puts the
+// nodes on a 2-D grid and crosses the network twice, along the row and then along the column,
+// so that a node has links to its row and its column only (docs/design.md, routing). Not API: conveyors and the exchange use it; the capacity plan computes it for
 // machines it is not running on.
 #pragma once
 
@@ -22,8 +23,26 @@ namespace mailroom::detail {
 /// origin is the lane's sender), on a network lane the destination's and the origin's indices
 /// on their nodes (2 bytes each: the link tells the nodes). Lambda records, whose words stay
 /// 8-byte aligned, carry [dest][origin] PEs (4 bytes each) on both.
-enum link_class : std::uint32_t { k_final = 0, k_transit = 1, k_network = 2, k_delivery = 3 };
-inline constexpr int k_link_classes = 4;
+///
+/// Mesh routing crosses the network twice: the first hop (transit, network) leads to the node in
+/// the destination's column, the second (transit2, network2) along that column to the
+/// destination's node, then delivery. Every item there carries [dest][origin] PEs (4 bytes each)
+/// on the four forwarding classes and its origin on delivery lanes. The classes are ordered
+/// stages (transit, network, transit2, network2, delivery): an item only ever moves to a later
+/// one, which is what keeps forwarding and the end of stream free of cycles.
+enum link_class : std::uint32_t {
+  k_final = 0,
+  k_transit = 1,
+  k_network = 2,
+  k_delivery = 3,
+  k_transit2 = 4,
+  k_network2 = 5
+};
+inline constexpr int k_link_classes = 6;
+/// Whether items on a link of class c go on to another PE.
+[[nodiscard]] constexpr bool forwarded_class(std::uint32_t c) noexcept {
+  return c == k_transit || c == k_network || c == k_transit2 || c == k_network2;
+}
 
 struct routes {
   /// A hop's flag: items for this destination go through another PE and carry a prefix.
@@ -38,7 +57,8 @@ struct routes {
     return (h >> k_lane_bits) & 0xffffu;
   }
 
-  bool routed = false;  ///< node routing (else direct: lane d leads to PE d, every lane final)
+  bool routed = false;  ///< node or mesh routing (else direct: lane d leads to PE d, all final)
+  bool meshed = false;  ///< mesh routing (items carry [dest][origin] on forwarding lanes)
   int me = 0;
   int pes = 1;
   /// Per destination PE: the lane this PE's own items go to, | k_prefixed when they go through
@@ -50,13 +70,13 @@ struct routes {
   /// Per class: the PEs whose lane of that class leads here (this PE itself among the final
   /// ones: its own items count like any link's).
   std::array<std::vector<int>, k_link_classes> in_peers;
-  /// Node routing: this PE's index on its node, the PEs of its node by index, the first transit
-  /// and delivery lanes (they follow in that order; -1: none), the first network lane (they
-  /// come last), and per network link in (in_peers[k_network] order) the PEs of the node it
-  /// comes from, by index.
+  /// Node and mesh routing: this PE's index on its node, the PEs of its node by index, the
+  /// first transit, delivery and (mesh) transit2 lanes (they follow in that order; -1: none),
+  /// the first network lane (they come last, network2 after network), and (node routing) per
+  /// network link in (in_peers[k_network] order) the PEs of the node it comes from, by index.
   int my_local = 0;
   std::vector<int> node_members;
-  int transit_base = -1, delivery_base = -1, network_base = 0;
+  int transit_base = -1, delivery_base = -1, transit2_base = -1, network_base = 0;
   std::vector<std::vector<int>> far_members;
 
   /// The lane of class c to PE `peer`, or -1 (from the hop table and the lane order: no table
@@ -75,10 +95,29 @@ struct routes {
   /// of its node (0..size-1, each once). The link from node a to node b is owned by PE
   /// b mod size(a) of node a and lands on PE a mod size(b) of node b.
   static routes node(int me, const std::vector<int>& node_of, const std::vector<int>& local_of);
+  /// Mesh routing over the same layout: node n sits at row n / C, column n % C of a grid C =
+  /// ceil(sqrt(nodes)) wide (the last row may be short). An item for node b leaves node a for
+  /// the node of a's row in b's column (or, from a short last row where that node is missing,
+  /// the one above it), then goes along that column to b. The first hop's link from node a to
+  /// node m is owned by PE column(m) mod size(a) of a and lands on PE column(a) mod size(m) of
+  /// m; the second's, from m to b, by PE row(b) mod size(m), landing on PE row(m) mod size(b).
+  static routes mesh(int me, const std::vector<int>& node_of, const std::vector<int>& local_of);
+};
+
+/// The grid of mesh routing: `nodes` nodes in rows of `columns`, and where an item's first hop
+/// from node a to column c leads.
+struct mesh_grid {
+  int nodes = 1, columns = 1;
+  explicit mesh_grid(int n) noexcept;
+  [[nodiscard]] int row(int n) const noexcept { return n / columns; }
+  [[nodiscard]] int column(int n) const noexcept { return n % columns; }
+  /// The node of a's row in column c, or the one above it where a short last row has none.
+  [[nodiscard]] int first_hop(int a, int c) const noexcept;
 };
 
 /// What MAILROOM_ROUTING=`wanted` gives for `pes` PEs on `nodes` nodes of at most `widest` PEs:
-/// auto is node beyond 64 PEs on nodes of several PEs, else direct.
+/// auto is direct up to 64 PEs or on one node, mesh beyond 1,024 nodes, else node on nodes of
+/// several PEs (every PE then owns at most 1,024 / PEs-per-node network links), else direct.
 [[nodiscard]] routing resolve_routing(routing wanted, int pes, int nodes, int widest) noexcept;
 
 }  // namespace mailroom::detail
