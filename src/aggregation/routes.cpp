@@ -239,19 +239,27 @@ routes routes::mesh(int me, const std::vector<int>& node_of, const std::vector<i
   r.pes = pes;
   add_node_lanes(r, me, i, mine, nodes > 1, true);
   r.network_base = r.lanes();
-  // First hop: a link to the node of this row (or above it) in each other column, owned by
-  // PE column mod size. Second hop: a link to each other node of this column, owned by PE row
-  // mod size.
+  // A node numbers its links: first hops by the column they lead to (its own skipped), then
+  // second hops by row (its own skipped). Link k is owned by PE k mod size, and lands on the
+  // PE of the far node that has the same link number there (towards this node).
+  const auto first_k = [&](int from_column, int to_column) {
+    return to_column - (to_column > from_column ? 1 : 0);
+  };
+  const auto second_k = [&](int from_row, int to_row) {
+    return g.columns - 1 + to_row - (to_row > from_row ? 1 : 0);
+  };
   std::vector<int> first_lane(static_cast<std::size_t>(g.columns), -1);  // by column
   for (int c = 0; c < g.columns; ++c) {
-    if (c == g.column(a) || c % size != i) continue;
+    if (c == g.column(a) || first_k(g.column(a), c) % size != i) continue;
     const int m = g.first_hop(a, c);
-    first_lane[static_cast<std::size_t>(c)] = add_lane(r, member(m, g.column(a)), k_network);
+    first_lane[static_cast<std::size_t>(c)] =
+        add_lane(r, member(m, first_k(c, g.column(a))), k_network);
   }
   std::vector<int> second_lane(static_cast<std::size_t>(nodes), -1);  // by node
   for (int b = g.column(a); b < nodes; b += g.columns)
-    if (b != a && g.row(b) % size == i)
-      second_lane[static_cast<std::size_t>(b)] = add_lane(r, member(b, g.row(a)), k_network2);
+    if (b != a && second_k(g.row(a), g.row(b)) % size == i)
+      second_lane[static_cast<std::size_t>(b)] =
+          add_lane(r, member(b, second_k(g.row(b), g.row(a))), k_network2);
   MAILROOM_CHECK(r.lanes() < (1 << routes::k_lane_bits) && size <= 0x10000,
                  "mesh routing: {} lanes on a node of {} PEs, more than its tables hold (use "
                  "smaller nodes: MAILROOM_NODE_SIZE)", r.lanes(), size);
@@ -263,7 +271,8 @@ routes routes::mesh(int me, const std::vector<int>& node_of, const std::vector<i
     std::uint32_t h = local;  // on this node: its final lane
     if (b != a) {
       const bool first = g.column(b) != g.column(a);
-      const int k = (first ? g.column(b) : g.row(b)) % size;  // the owner's index here
+      const int k = (first ? first_k(g.column(a), g.column(b)) : second_k(g.row(a), g.row(b))) %
+                    size;  // the owner's index here
       const int own = first ? first_lane[static_cast<std::size_t>(g.column(b))]
                             : second_lane[static_cast<std::size_t>(b)];
       h = k_prefixed | local << k_lane_bits |
@@ -273,16 +282,15 @@ routes routes::mesh(int me, const std::vector<int>& node_of, const std::vector<i
     r.hop[static_cast<std::size_t>(q)] = h;
   }
 
-  // Links in: the first hops of the nodes that reach this node's column through it, landing
-  // on PE column(x) mod size; the second hops of the other nodes of this column, landing on
-  // PE row(x) mod size.
+  // Links in: the first hops of the nodes that reach this node's column through it, and the
+  // second hops of the other nodes of this column, each landing on the PE of its number here.
   for (int x = 0; x < nodes; ++x) {
     if (x == a) continue;
     if (g.column(x) != g.column(a)) {
-      if (g.first_hop(x, g.column(a)) == a && g.column(x) % size == i)
-        r.in_peers[k_network].push_back(member(x, g.column(a)));
-    } else if (g.row(x) % size == i) {
-      r.in_peers[k_network2].push_back(member(x, g.row(a)));
+      if (g.first_hop(x, g.column(a)) == a && first_k(g.column(a), g.column(x)) % size == i)
+        r.in_peers[k_network].push_back(member(x, first_k(g.column(x), g.column(a))));
+    } else if (second_k(g.row(a), g.row(x)) % size == i) {
+      r.in_peers[k_network2].push_back(member(x, second_k(g.row(x), g.row(a))));
     }
   }
   return r;

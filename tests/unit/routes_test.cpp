@@ -232,6 +232,22 @@ TEST(Routes, MeshReachesEveryDestinationThroughItsStages) {
   }
 }
 
+TEST(Routes, MeshSpreadsANodesLinksOverItsPes) {
+  // Where a node has at least as many links as PEs, each PE owns one and receives one: 4 nodes
+  // of 2 (a 2 x 2 grid, 2 links per node), 9 of 4 (3 x 3, 4 links), 64 of 8 (8 x 8, 14 links).
+  for (const auto& [pes, per_node] :
+       std::vector<std::pair<int, int>>{{8, 2}, {36, 4}, {512, 8}}) {
+    const auto r = all_routes(blocks(pes, per_node), true);
+    for (const routes& x : r) {
+      int out = 0;
+      for (int l = 0; l < x.lanes(); ++l) out += x.cls[l] == k_network || x.cls[l] == k_network2;
+      const auto in = x.in_peers[k_network].size() + x.in_peers[k_network2].size();
+      EXPECT_GE(out, 1) << pes << " PEs in nodes of " << per_node << ": PE " << x.me;
+      EXPECT_GE(in, 1u) << pes << " PEs in nodes of " << per_node << ": PE " << x.me;
+    }
+  }
+}
+
 TEST(Routes, MeshAtScaleHasFewNetworkPeers) {
   // 4,096 nodes of 32 PEs (131,072 PEs) is too many tables for a unit test; 1,024 nodes of 4:
   // a 32 x 32 grid, each node linked to its row and column (62 nodes) where node routing links

@@ -98,9 +98,9 @@ struct routes {
   /// Mesh routing over the same layout: node n sits at row n / C, column n % C of a grid C =
   /// ceil(sqrt(nodes)) wide (the last row may be short). An item for node b leaves node a for
   /// the node of a's row in b's column (or, from a short last row where that node is missing,
-  /// the one above it), then goes along that column to b. The first hop's link from node a to
-  /// node m is owned by PE column(m) mod size(a) of a and lands on PE column(a) mod size(m) of
-  /// m; the second's, from m to b, by PE row(b) mod size(m), landing on PE row(m) mod size(b).
+  /// the one above it), then goes along that column to b. A node numbers its links, first hops
+  /// by column and then second hops by row (its own skipped); link k is owned by its PE k mod
+  /// size and lands on the far node's PE of the same link's number there.
   static routes mesh(int me, const std::vector<int>& node_of, const std::vector<int>& local_of);
 };
 
