@@ -32,6 +32,7 @@ struct routing_plan {
   int in_slots = 0;           // mailboxes whose node lanes are in shared slots
   std::size_t buffers = 0, shared = 0, receives = 0, tables = 0;
   bool fits = true;
+  bool auto_fits = true;  // auto's budget test (detail::auto_fits) holds on every PE planned
   [[nodiscard]] std::size_t total() const { return buffers + shared + receives + tables; }
 };
 
@@ -80,10 +81,14 @@ routing_plan plan_for(routing r, const config& cfg, const node_plan& node, int p
         detail::shape_of(jobs.back(), [&](int p) { return p / per_node == pe / per_node; }));
     slot_need = std::max(slot_need, detail::mailbox_slots(shapes.back(), node.node_credits));
   }
+  bool auto_fits = true;
   for (std::size_t k = 0; k < pe_list.size(); ++k) {
     const int pe = pe_list[k];
     const detail::routes& job = jobs[k];
     const detail::mailbox_shape& shape = shapes[k];
+    auto_fits = auto_fits && detail::auto_fits(shape, node.capacity,
+                                               static_cast<std::uint32_t>(cfg.credits),
+                                               cfg.budget_bytes);
     std::size_t in = 0;
     for (const auto& peers : job.in_peers) in += peers.size();
     routing_plan p;
@@ -120,6 +125,7 @@ routing_plan plan_for(routing r, const config& cfg, const node_plan& node, int p
       out = p;
     }
   }
+  out.auto_fits = auto_fits;
   return out;
 }
 
@@ -153,12 +159,17 @@ int run_plan(int argc, char** argv) {
   }
   const config cfg = config::from_environment();
   const int nodes = (pes + per_node - 1) / per_node;
-  const routing chosen =
-      detail::resolve_routing(routing::automatic, pes, nodes, std::min(per_node, pes));
   const node_plan node = node_for(cfg, pes, per_node);
   std::vector<routing_plan> plans;
   for (routing r : {routing::direct, routing::node, routing::mesh})
     plans.push_back(plan_for(r, cfg, node, pes, per_node, mailboxes));
+  // auto as the runtime resolves it (exchange::start_routes), widened while the budget does
+  // not hold a few mailboxes.
+  const int widest = std::min(per_node, pes);
+  routing chosen = detail::resolve_routing(routing::automatic, pes, nodes, widest);
+  while (pes > 64 && nodes > 1 && chosen != routing::mesh &&
+         !plans[static_cast<std::size_t>(chosen) - 1].auto_fits)
+    chosen = detail::next_routing(chosen, widest);
 
   fmt::print("plan: {} PEs, {} per node ({} nodes), {} typed mailboxes; buffers of {} bytes "
              "between nodes, {} credits; shared pool of {} slots of {} bytes per PE, {} credits "

@@ -10,7 +10,7 @@ namespace mailroom {
 
 // X(field, ENV_NAME, kind, default, description). kind: bytes (a count with an optional K, M or
 // G suffix, powers of 1024; "KiB"/"KB" spellings accepted), count (a plain non-negative
-// integer) or routing (auto, direct or node: enum routing).
+// integer) or routing (auto, direct, node or mesh: enum routing).
 #define MAILROOM_CONFIG_TABLE(X)                                                                  \
   X(buffer_bytes, "MAILROOM_BUFFER_BYTES", bytes, 32768,                                          \
     "bytes per aggregation buffer to another node (one per lane and mailbox); 256 B to 16 MiB")        \
@@ -51,7 +51,7 @@ namespace mailroom {
     "that owns the link to the destination node: buffers per PE of the node and per link), "    \
     "mesh (nodes on a 2-D grid: along the row, then the column; links to about 2 sqrt(nodes) "   \
     "nodes), auto (node beyond 64 PEs on nodes of several PEs, mesh beyond 1,024 nodes, else "  \
-    "direct)")                                                                                   \
+    "direct; widened towards mesh while the budget cannot hold 4 mailboxes)")                    \
   X(node_size, "MAILROOM_NODE_SIZE", count, 0,                                                   \
     "PEs per node that routing assumes, grouping consecutive ranks (to try routing on one "      \
     "host); 0: the nodes MPI reports")                                                           \

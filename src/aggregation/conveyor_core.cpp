@@ -67,7 +67,7 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
                  "3 buffers per link (one filling, one in flight, one arrived): {} bytes over its "
                  "{} lanes, but only {} bytes are left next to the {} live mailboxes, the shared "
                  "pool and the posted receives (raise the budget, lower MAILROOM_BUFFER_BYTES, or "
-                 "route by node: MAILROOM_ROUTING=node)",
+                 "route with fewer links: MAILROOM_ROUTING=node or mesh)",
                  ex_.live_conveyors(), current_config().budget_bytes,
                  mailbox_reservation(ex_.shape(), capacity_, 1, false),
                  dests(), left, ex_.live_conveyors());

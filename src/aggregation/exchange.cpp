@@ -121,10 +121,23 @@ void exchange::start_routes(const config& cfg) {
     nodes = std::max(nodes, node_of[static_cast<std::size_t>(p)] + 1);
     widest = std::max(widest, local_of[static_cast<std::size_t>(p)] + 1);
   }
-  routing_ = resolve_routing(static_cast<routing>(cfg.routing), pes_, nodes, widest);
-  routes_ = routing_ == routing::node   ? routes::node(me_, node_of, local_of)
-            : routing_ == routing::mesh ? routes::mesh(me_, node_of, local_of)
-                                        : routes::direct(me_, pes_);
+  const auto wanted = static_cast<routing>(cfg.routing);
+  routing_ = resolve_routing(wanted, pes_, nodes, widest);
+  for (;;) {
+    routes_ = routing_ == routing::node   ? routes::node(me_, node_of, local_of)
+              : routing_ == routing::mesh ? routes::mesh(me_, node_of, local_of)
+                                          : routes::direct(me_, pes_);
+    // auto widens a routing whose lanes to other nodes the budget cannot hold for a few
+    // mailboxes, on every PE alike.
+    if (wanted != routing::automatic || routing_ == routing::mesh || pes_ <= 64 || nodes <= 1)
+      break;
+    const int mine = node_of[static_cast<std::size_t>(me_)];
+    const mailbox_shape s =
+        shape_of(routes_, [&](int p) { return node_of[static_cast<std::size_t>(p)] == mine; });
+    const bool fits = auto_fits(s, capacity_, credits_, budget_);
+    if (transport::allreduce_min(fits ? 1 : 0) == 1) break;
+    routing_ = next_routing(routing_, widest);
+  }
   node_of_ = std::move(node_of);
 }
 

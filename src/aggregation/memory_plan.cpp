@@ -76,6 +76,11 @@ std::size_t mailbox_reservation(const mailbox_shape& s, std::size_t capacity, st
   return capacity * (lanes + static_cast<std::size_t>(c) * (lanes + in));
 }
 
+bool auto_fits(const mailbox_shape& s, std::size_t capacity, std::uint32_t credits,
+               std::size_t budget) noexcept {
+  return k_auto_mailboxes * mailbox_reservation(s, capacity, credits, true) <= budget;
+}
+
 std::uint32_t credits_that_fit(const mailbox_shape& s, std::size_t capacity, std::size_t left,
                                std::uint32_t most, bool in_slots) noexcept {
   if (most == 0 || left < mailbox_reservation(s, capacity, 1, in_slots)) return 0;

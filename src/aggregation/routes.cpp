@@ -69,6 +69,13 @@ void add_node_lanes(routes& r, int me, int my_local, const std::vector<int>& min
     }
 }
 
+// A hop entry holds a lane in k_lane_bits bits and an index on the node in 16.
+void check_room(const routes& r, int size, const char* routing) {
+  MAILROOM_CHECK(r.lanes() < (1 << routes::k_lane_bits) && size <= 0x10000,
+                 "{} routing: {} lanes on a node of {} PEs, more than its tables hold (use "
+                 "smaller nodes: MAILROOM_NODE_SIZE)", routing, r.lanes(), size);
+}
+
 // The transit lane of class c (k_transit or k_transit2) to the PE of this node with index i.
 std::uint32_t transit_lane(const routes& r, std::uint32_t c, int i) {
   const int base = c == k_transit ? r.transit_base : r.transit2_base;
@@ -125,6 +132,10 @@ routing resolve_routing(routing wanted, int pes, int nodes, int widest) noexcept
   if (pes <= 64 || nodes <= 1) return routing::direct;
   if (nodes > 1024) return routing::mesh;
   return widest > 1 ? routing::node : routing::direct;
+}
+
+routing next_routing(routing r, int widest) noexcept {
+  return r == routing::direct && widest > 1 ? routing::node : routing::mesh;
 }
 
 mesh_grid::mesh_grid(int n) noexcept : nodes(std::max(n, 1)) {
@@ -188,9 +199,7 @@ routes routes::node(int me, const std::vector<int>& node_of, const std::vector<i
           r, members[static_cast<std::size_t>(b)][static_cast<std::size_t>(a % size_of(b))],
           k_network);
 
-  MAILROOM_CHECK(r.lanes() < (1 << routes::k_lane_bits) && size <= 0x10000,
-                 "node routing: {} lanes on a node of {} PEs, more than its tables hold (use "
-                 "smaller nodes: MAILROOM_NODE_SIZE)", r.lanes(), size);
+  check_room(r, size, "node");
   r.hop.resize(static_cast<std::size_t>(pes));
   for (int q = 0; q < pes; ++q) {
     const int b = node_of[static_cast<std::size_t>(q)];
@@ -260,9 +269,7 @@ routes routes::mesh(int me, const std::vector<int>& node_of, const std::vector<i
     if (b != a && second_k(g.row(a), g.row(b)) % size == i)
       second_lane[static_cast<std::size_t>(b)] =
           add_lane(r, member(b, second_k(g.row(b), g.row(a))), k_network2);
-  MAILROOM_CHECK(r.lanes() < (1 << routes::k_lane_bits) && size <= 0x10000,
-                 "mesh routing: {} lanes on a node of {} PEs, more than its tables hold (use "
-                 "smaller nodes: MAILROOM_NODE_SIZE)", r.lanes(), size);
+  check_room(r, size, "mesh");
 
   r.hop.resize(static_cast<std::size_t>(pes));
   for (int q = 0; q < pes; ++q) {

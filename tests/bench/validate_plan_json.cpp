@@ -1,8 +1,9 @@
 // Checks a capacity plan written by `mailroom-bench plan --json`: its parts add up, node and mesh
 // routing have the few network peers and lanes the routing promises, and what fits is what the
-// budget holds; and, given MOST_MIB > 0, that the routing `auto` picks reserves at most that per
-// PE with every mailbox in the shared pool and network buffers of at least 8 KiB. Usage:
-// validate_plan_json FILE PES PER_NODE MAILBOXES [MOST_MIB]
+// budget holds; that `auto` is AUTO (the routing the runtime would pick there); and, given
+// MOST_MIB > 0, that it reserves at most that per PE with every mailbox in the shared pool and
+// network buffers of at least 8 KiB. Usage:
+// validate_plan_json FILE PES PER_NODE MAILBOXES AUTO [MOST_MIB]
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -21,8 +22,8 @@ void expect(bool ok, const std::string& what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 5 && argc != 6) {
-    std::fprintf(stderr, "usage: %s FILE PES PER_NODE MAILBOXES [MOST_MIB]\n", argv[0]);
+  if (argc != 6 && argc != 7) {
+    std::fprintf(stderr, "usage: %s FILE PES PER_NODE MAILBOXES AUTO [MOST_MIB]\n", argv[0]);
     return 2;
   }
   std::ifstream in(argv[1]);
@@ -70,12 +71,15 @@ int main(int argc, char** argv) {
          "node: more network peers than nodes / PEs per node each way");
   expect(node.value("lanes_per_mailbox", 0LL) <= 3 * per_node + owned,
          "node: more lanes than the PEs of the node and the links owned");
-  if (pes > per_node) {
+  if (pes > per_node && per_node > 1) {  // (on nodes of one PE node routing is direct)
     expect(node["bytes"].value("total", 0LL) < direct["bytes"].value("total", 0LL),
            "node routing reserves no less than direct");
-    const char* want = pes <= 64 ? "direct" : nodes > 1024 ? "mesh" : per_node > 1 ? "node" : "direct";
-    expect(j.value("auto", std::string()) == want, "auto is not what the runtime would pick");
   }
+  expect(j.value("auto", std::string()) == argv[5],
+         "auto is " + j.value("auto", std::string()) + ", not " + argv[5]);
+  // What auto picks fits the budget (beyond 64 PEs it widens until a few mailboxes fit).
+  expect(pes <= 64 || j["routings"][j.value("auto", std::string("direct"))].value("fits", false),
+         "auto picks a routing that does not fit");
   // Mesh routing: links to the node's row and column (a grid of about sqrt(nodes) columns),
   // spread over its PEs, in and out; lanes within the node for four classes.
   const auto columns = static_cast<long long>(std::ceil(std::sqrt(static_cast<double>(nodes))));
@@ -84,7 +88,7 @@ int main(int argc, char** argv) {
          "mesh: more network peers than its row and column spread over the node");
   expect(mesh.value("lanes_per_mailbox", 0LL) <= 4 * per_node + mesh_owned,
          "mesh: more lanes than the PEs of the node and the links owned");
-  if (const long long most = argc == 6 ? std::stoll(argv[5]) : 0; most > 0) {
+  if (const long long most = argc == 7 ? std::stoll(argv[6]) : 0; most > 0) {
     const std::string name = j.value("auto", std::string());
     const auto& chosen = j["routings"][name];
     expect(chosen["bytes"].value("total", most << 20) <= most << 20,

@@ -213,7 +213,9 @@ TEST(Routes, MeshReachesEveryDestinationThroughItsStages) {
         // At most: transit, network, transit2, network2, delivery.
         EXPECT_LE(p.size(), 6u);
         const int a = s / per_node, b = d / per_node;
-        if (a == b) EXPECT_EQ(p.size(), 2u);
+        if (a == b) {
+          EXPECT_EQ(p.size(), 2u);
+        }
         // It crosses the network at most twice, through a node of a's row (or the one above)
         // in b's column.
         int crossings = 0;

@@ -67,6 +67,13 @@ template <class OnNode>
 /// own PE's lanes count both ways: 2c arrived).
 [[nodiscard]] std::size_t mailbox_reservation(const mailbox_shape& s, std::size_t capacity,
                                               std::uint32_t c, bool in_slots) noexcept;
+/// The budget test of `auto` routing: whether k_auto_mailboxes mailboxes of shape `s` with
+/// `credits` credits hold their lanes and links to other nodes (the shared pool takes the
+/// others) within `budget`. A routing that fails it is widened (detail/routes.hpp,
+/// next_routing): direct at 1,024 PEs on nodes of one PE reserves 288 MiB per mailbox.
+inline constexpr std::size_t k_auto_mailboxes = 4;
+[[nodiscard]] bool auto_fits(const mailbox_shape& s, std::size_t capacity, std::uint32_t credits,
+                             std::size_t budget) noexcept;
 /// The credits a new mailbox gets when `left` bytes of the budget are free: `most`, or fewer
 /// if they do not fit; 0 (reserving nothing) when not even one does.
 [[nodiscard]] std::uint32_t credits_that_fit(const mailbox_shape& s, std::size_t capacity,
