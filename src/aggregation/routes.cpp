@@ -94,10 +94,10 @@ int routes::lane(std::uint32_t c, int p) const noexcept {
     case k_final:
       return here ? i : -1;
     case k_transit:
-      return here && transit_base >= 0 && p != me ? transit_base + (i < my_local ? i : i - 1) : -1;
-    case k_transit2:
-      return here && transit2_base >= 0 && p != me ? transit2_base + (i < my_local ? i : i - 1)
-                                                   : -1;
+    case k_transit2: {
+      const int base = c == k_transit ? transit_base : transit2_base;
+      return here && base >= 0 && p != me ? base + (i < my_local ? i : i - 1) : -1;
+    }
     case k_delivery:
       return here && delivery_base >= 0 ? delivery_base + i : -1;
     case k_network:
