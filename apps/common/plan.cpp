@@ -58,11 +58,7 @@ routing_plan plan_for(routing r, const config& cfg, const node_plan& node, int p
                       int mailboxes) {
   routing_plan out;
   out.name = routing_name(static_cast<std::uint64_t>(r));
-  std::vector<int> node_of(static_cast<std::size_t>(pes)), local_of(node_of.size());
-  for (int p = 0; p < pes; ++p) {
-    node_of[static_cast<std::size_t>(p)] = p / per_node;
-    local_of[static_cast<std::size_t>(p)] = p % per_node;
-  }
+  const detail::node_layout layout = detail::node_layout::blocked(pes, per_node);
   const int nodes = (pes + per_node - 1) / per_node;
   std::vector<int> planned{0};
   if (const detail::mesh_grid g(nodes); r == routing::mesh && g.nodes > g.columns)
@@ -74,9 +70,9 @@ routing_plan plan_for(routing r, const config& cfg, const node_plan& node, int p
   std::vector<detail::mailbox_shape> shapes;
   std::size_t slot_need = 0;  // the most of any PE, as the runtime takes it
   for (int pe : pe_list) {
-    jobs.push_back(r == routing::node   ? detail::routes::node(pe, node_of, local_of)
-                   : r == routing::mesh ? detail::routes::mesh(pe, node_of, local_of)
-                                        : detail::routes::direct(pe, pes));
+    jobs.push_back(r == routing::node   ? detail::routes::node(pe, layout)
+                   : r == routing::mesh ? detail::routes::mesh(pe, layout)
+                                        : detail::routes::direct(pe, layout));
     shapes.push_back(
         detail::shape_of(jobs.back(), [&](int p) { return p / per_node == pe / per_node; }));
     slot_need = std::max(slot_need, detail::mailbox_slots(shapes.back(), node.node_credits));

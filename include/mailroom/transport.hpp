@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace mailroom::transport {
 
@@ -123,6 +124,8 @@ class node_memory {
   /// The part of world rank `pe` (aligned to 64 bytes); nullptr when `pe` is on another node or
   /// nothing was allocated.
   [[nodiscard]] std::byte* part(int pe) const noexcept;
+  /// The world ranks that have a part, ascending (empty when nothing was allocated).
+  [[nodiscard]] std::vector<int> members() const;
   /// Waits until every PE of this node arrives (after each has set up its own part).
   void node_barrier();
 

@@ -15,7 +15,7 @@ exchange& running_exchange() {
 }
 }  // namespace
 
-std::vector<conveyor_core::fill> conveyor_core::always_full_;
+conveyor_core::fill conveyor_core::always_full_{nullptr, fill::packed(~0u, 0)};
 conveyor_core::lane conveyor_core::always_full_lane_ = [] {
   lane l;
   l.f.state = fill::packed(~0u, 0);
@@ -31,10 +31,6 @@ std::size_t conveyor_core::table_bytes(const routes& r, bool delta_records) noex
   std::size_t links_in = 0;
   for (const auto& peers : r.in_peers) links_in += peers.size();
   return per_lane * static_cast<std::size_t>(r.lanes()) + links_in + sizeof(conveyor_core);
-}
-
-std::size_t conveyor_core::always_full_bytes(int pes) noexcept {
-  return sizeof(fill) * static_cast<std::size_t>(pes);
 }
 
 conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::size_t item_bytes)
@@ -85,12 +81,8 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
   for (std::size_t d = 0; d < dests(); ++d) fill_of(d).reset(capacity_);
   by_dest_ = fills_.data();
   by_dest_lane_ = lanes_.data();
-  if (routed_ && !fills_.empty()) {
-    if (always_full_.size() < static_cast<std::size_t>(rt_.pes))
-      always_full_.assign(static_cast<std::size_t>(rt_.pes), fill{nullptr, fill::packed(~0u, 0)});
-    by_dest_ = always_full_.data();
-  }
-  if (routed_ && !lanes_.empty()) {
+  if (routed_) {
+    by_dest_ = &always_full_;
     by_dest_lane_ = &always_full_lane_;
     dest_mask_ = 0;
   }
@@ -168,7 +160,7 @@ void conveyor_core::bad_forward(int source, std::uint32_t dest) const noexcept {
 
 bool conveyor_core::push_whole_routed(int dest, const std::uint32_t& tag, const void* payload,
                                       std::size_t n, std::size_t stride) noexcept {
-  const std::uint32_t h = rt_.hop[static_cast<std::size_t>(dest)];
+  const std::uint32_t h = rt_.hop(dest);
   const int li = routes::lane_of_hop(h);
   if ((h & routes::k_prefixed) != 0)
     return put_record(li, tag, static_cast<std::uint32_t>(dest), payload, n, false, 0, stride);
@@ -346,7 +338,7 @@ int conveyor_core::mesh_next(std::uint32_t cls, int source, std::uint32_t dest,
                              std::uint32_t origin) const noexcept {
   const auto pes = static_cast<std::uint32_t>(rt_.pes);
   if (MAILROOM_UNLIKELY(dest >= pes || origin >= pes)) bad_forward(source, dest);
-  const std::uint32_t h = rt_.hop[dest];
+  const std::uint32_t h = rt_.hop(static_cast<int>(dest));
   if ((h & routes::k_prefixed) == 0) {  // on this node: delivered, from the network only
     if (MAILROOM_UNLIKELY(cls != k_network && cls != k_network2)) bad_forward(source, dest);
     return rt_.delivery_base + static_cast<int>(h);
@@ -364,7 +356,7 @@ int conveyor_core::mesh_next(std::uint32_t cls, int source, std::uint32_t dest,
 
 std::uint32_t conveyor_core::transit_hop(int source, std::uint32_t dest) const noexcept {
   if (MAILROOM_UNLIKELY(dest >= static_cast<std::uint32_t>(rt_.pes))) bad_forward(source, dest);
-  const std::uint32_t h = rt_.hop[dest];
+  const std::uint32_t h = rt_.hop(static_cast<int>(dest));
   if (MAILROOM_UNLIKELY((h & routes::k_prefixed) == 0 ||
                         rt_.cls[static_cast<std::size_t>(routes::lane_of_hop(h))] != k_network))
     bad_forward(source, dest);
@@ -373,16 +365,14 @@ std::uint32_t conveyor_core::transit_hop(int source, std::uint32_t dest) const n
 
 std::uint32_t conveyor_core::transit_origin(int source) const noexcept {
   // A PE of this node: its own items' hop is its final lane, whose index is its index here.
-  const std::uint32_t h = rt_.hop[static_cast<std::size_t>(source)];
+  const std::uint32_t h = rt_.hop(source);
   if (MAILROOM_UNLIKELY((h & routes::k_prefixed) != 0)) bad_forward(source, 0);
   return h;
 }
 
-const std::vector<int>& conveyor_core::far_members_of(int source) const noexcept {
-  const auto& in = rt_.in_peers[k_network];
-  for (std::size_t k = 0; k < in.size(); ++k)
-    if (in[k] == source) return rt_.far_members[k];
-  bad_forward(source, 0);
+int conveyor_core::far_node_of(int source) const noexcept {
+  if (MAILROOM_UNLIKELY(rt_.in_link(k_network, source) < 0)) bad_forward(source, 0);
+  return rt_.layout.node(source);
 }
 
 void conveyor_core::forwarded_front(std::size_t q) {

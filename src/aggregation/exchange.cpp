@@ -106,39 +106,34 @@ void exchange::start_routes(const config& cfg) {
   MAILROOM_CHECK(transport::allreduce_min(want) == transport::allreduce_max(want),
                  "MAILROOM_ROUTING or MAILROOM_NODE_SIZE differs between PEs; set them the same "
                  "on every PE");
-  std::vector<int> node_of(static_cast<std::size_t>(pes_)), local_of(node_of.size());
-  if (cfg.node_size > 0) {
-    for (int p = 0; p < pes_; ++p) {
-      node_of[static_cast<std::size_t>(p)] = static_cast<int>(static_cast<std::uint64_t>(p) / cfg.node_size);
-      local_of[static_cast<std::size_t>(p)] = static_cast<int>(static_cast<std::uint64_t>(p) % cfg.node_size);
-    }
-  } else {
+  // Where the PEs are: blocks of MAILROOM_NODE_SIZE, else the nodes MPI reports, gathered once
+  // and kept as a formula when the placement has one (detail/routes.hpp, node_layout).
+  const node_layout layout = [&] {
+    if (cfg.node_size > 0)
+      return node_layout::blocked(pes_, static_cast<int>(std::min<std::uint64_t>(
+                                            cfg.node_size, static_cast<std::uint64_t>(pes_))));
+    std::vector<int> node_of(static_cast<std::size_t>(pes_)), local_of(node_of.size());
     transport::allgather(transport::layout().node, node_of.data());
     transport::allgather(transport::layout().node_rank, local_of.data());
-  }
-  int nodes = 0, widest = 0;
-  for (int p = 0; p < pes_; ++p) {
-    nodes = std::max(nodes, node_of[static_cast<std::size_t>(p)] + 1);
-    widest = std::max(widest, local_of[static_cast<std::size_t>(p)] + 1);
-  }
+    return node_layout::of(node_of, local_of);
+  }();
+  const int nodes = layout.nodes(), widest = layout.widest();
   const auto wanted = static_cast<routing>(cfg.routing);
   routing_ = resolve_routing(wanted, pes_, nodes, widest);
   for (;;) {
-    routes_ = routing_ == routing::node   ? routes::node(me_, node_of, local_of)
-              : routing_ == routing::mesh ? routes::mesh(me_, node_of, local_of)
-                                          : routes::direct(me_, pes_);
+    routes_ = routing_ == routing::node   ? routes::node(me_, layout)
+              : routing_ == routing::mesh ? routes::mesh(me_, layout)
+                                          : routes::direct(me_, layout);
     // auto widens a routing whose lanes to other nodes the budget cannot hold for a few
     // mailboxes, on every PE alike.
     if (wanted != routing::automatic || routing_ == routing::mesh || pes_ <= 64 || nodes <= 1)
       break;
-    const int mine = node_of[static_cast<std::size_t>(me_)];
-    const mailbox_shape s =
-        shape_of(routes_, [&](int p) { return node_of[static_cast<std::size_t>(p)] == mine; });
+    const int mine = layout.node(me_);
+    const mailbox_shape s = shape_of(routes_, [&](int p) { return layout.node(p) == mine; });
     const bool fits = auto_fits(s, capacity_, credits_, budget_);
     if (transport::allreduce_min(fits ? 1 : 0) == 1) break;
     routing_ = next_routing(routing_, widest);
   }
-  node_of_ = std::move(node_of);
 }
 
 void exchange::start_shared(const config& cfg) {
@@ -166,26 +161,21 @@ void exchange::start_shared(const config& cfg) {
   const std::size_t part = detail::pool_bytes(slots_, node_size, node_capacity_);
   // Collective (every PE, even with nothing to share).
   node_ = std::make_unique<transport::node_memory>(part);
-  node_index_.assign(static_cast<std::size_t>(pes_), -1);
   if (slots_ == 0) {  // no pool: every lane has buffers of the full size
-    node_index_[static_cast<std::size_t>(me_)] = 0;
     node_pes_.push_back(me_);
     node_capacity_ = capacity_;
   } else {
     reserved_ += part;
-    for (int p = 0; p < pes_; ++p) {
-      if (node_->part(p) == nullptr) continue;
-      node_index_[static_cast<std::size_t>(p)] = static_cast<int>(node_pes_.size());
-      node_pes_.push_back(p);
-    }
+    node_pes_ = node_->members();
+    node_contiguous_ = node_pes_.back() - node_pes_.front() + 1 == static_cast<int>(node_pes_.size());
     std::byte* mine = node_->part(me_);
     my_slots_ = mine + static_cast<std::size_t>(node_size) * ring_bytes_;
     free_slots_.reserve(slots_);
     out_.resize(node_pes_.size());
-    const int my_index = node_index_[static_cast<std::size_t>(me_)];
+    const int my_index = node_index(me_);
     for (const int p : node_pes_) {
       if (p == me_) continue;
-      const int index = node_index_[static_cast<std::size_t>(p)];
+      const int index = node_index(p);
       out_[static_cast<std::size_t>(index)].r = ::new (static_cast<void*>(pair_base(mine, index))) ring{};
       std::byte* theirs = node_->part(p);
       in_.push_back(incoming{reinterpret_cast<ring*>(pair_base(theirs, my_index)),
@@ -202,10 +192,6 @@ void exchange::start_shared(const config& cfg) {
   // it was reserved from goes back to the heap.
   if (slots_ > 0 && slot_need_ > slots_) reserved_ -= part;
   node_->node_barrier();  // every ring is in place before anyone hands over a slot
-}
-
-std::size_t exchange::per_pe_bytes(int pes) noexcept {
-  return sizeof(int) * static_cast<std::size_t>(pes);
 }
 
 void exchange::reclaim(outgoing& o, int dest) noexcept {
@@ -227,7 +213,7 @@ std::byte* exchange::acquire_slot(int dest) noexcept {
     // Slots come back where they are handled: the ring of `dest` first (the pool's working set
     // stays as small as the traffic needs: slots used before are still in cache).
     if (dest != me_) {
-      outgoing& o = out_[static_cast<std::size_t>(node_index_[static_cast<std::size_t>(dest)])];
+      outgoing& o = out_[static_cast<std::size_t>(node_index(dest))];
       if (o.reclaimed != load_acquire(o.r->returned)) reclaim(o, dest);
     }
   }
@@ -439,7 +425,7 @@ void exchange::release_arrival(int source, std::byte* buf) noexcept {
   }
   // Back to its sender: the ring of (source, this PE) in the source's part.
   ring* r = reinterpret_cast<ring*>(
-      pair_base(node_->part(source), node_index_[static_cast<std::size_t>(me_)]));
+      pair_base(node_->part(source), node_index(me_)));
   MAILROOM_ASSERT(slot - 1 < slots_);
   // (Written by this PE only: a relaxed load reads its own last store.)
   const std::uint32_t returned =
@@ -461,7 +447,7 @@ void exchange::send(int dest, std::byte* buf) {
   MAILROOM_ASSERT(dest != me_);
   auto* h = reinterpret_cast<buffer_header*>(buf);
   if (own_slot(buf)) {  // hand the slot over: no copy, no MPI
-    outgoing& o = out_[static_cast<std::size_t>(node_index_[static_cast<std::size_t>(dest)])];
+    outgoing& o = out_[static_cast<std::size_t>(node_index(dest))];
     MAILROOM_ASSERT(o.r != nullptr);
     if (o.published - o.reclaimed >= ring_size_) reclaim(o, dest);
     if (o.published - o.reclaimed < ring_size_) {

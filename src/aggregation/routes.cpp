@@ -15,33 +15,6 @@ int add_lane(routes& r, int peer, link_class c) {
   return r.lanes() - 1;
 }
 
-// members[n][i]: the PE of node n with local index i (checked: each place once, no gaps).
-std::vector<std::vector<int>> members_of(int me, const std::vector<int>& node_of,
-                                         const std::vector<int>& local_of) {
-  const int pes = static_cast<int>(node_of.size());
-  MAILROOM_CHECK(local_of.size() == node_of.size() && me >= 0 && me < pes,
-                 "routing: a layout of {} PEs and {} local indices", node_of.size(),
-                 local_of.size());
-  int nodes = 0;
-  for (int n : node_of) nodes = std::max(nodes, n + 1);
-  std::vector<std::vector<int>> members(static_cast<std::size_t>(nodes));
-  for (int p = 0; p < pes; ++p) {
-    auto& m = members[static_cast<std::size_t>(node_of[static_cast<std::size_t>(p)])];
-    const auto i = static_cast<std::size_t>(local_of[static_cast<std::size_t>(p)]);
-    if (m.size() <= i) m.resize(i + 1, -1);
-    MAILROOM_CHECK(m[i] < 0, "routing: PEs {} and {} have the same place on node {}", m[i],
-                   p, node_of[static_cast<std::size_t>(p)]);
-    m[i] = p;
-  }
-  for (int n = 0; n < nodes; ++n) {
-    MAILROOM_CHECK(!members[static_cast<std::size_t>(n)].empty(), "routing: node {} has no PE",
-                   n);
-    for (int p : members[static_cast<std::size_t>(n)])
-      MAILROOM_CHECK(p >= 0, "routing: node {} has a gap in its local indices", n);
-  }
-  return members;
-}
-
 // The lanes within the node, in the order routes::lane derives: final lanes to every PE of the
 // node (this one included); when there are other nodes, transit lanes to the others and
 // delivery lanes to all, and with mesh routing transit2 lanes to the others.
@@ -83,9 +56,117 @@ std::uint32_t transit_lane(const routes& r, std::uint32_t c, int i) {
 }
 }  // namespace
 
+node_layout::divider::divider(std::uint32_t divisor) noexcept : d(divisor) {
+  MAILROOM_ASSERT(divisor >= 1 && divisor < (1u << 31));
+  std::uint32_t l = 0;
+  while ((std::uint64_t{1} << l) < divisor) ++l;
+  shift = 31 + l;
+  m = ((std::uint64_t{1} << shift) + divisor - 1) / divisor;
+}
+
+node_layout node_layout::blocked(int pes, int size) {
+  MAILROOM_CHECK(pes >= 1 && size >= 1, "node layout: {} PEs in nodes of {}", pes, size);
+  node_layout l;
+  l.form_ = form::blocked;
+  l.pes_ = pes;
+  l.widest_ = std::min(size, pes);
+  l.nodes_ = (pes + l.widest_ - 1) / l.widest_;
+  l.div_ = divider(static_cast<std::uint32_t>(l.widest_));
+  return l;
+}
+
+node_layout node_layout::of(const std::vector<int>& node_of, const std::vector<int>& local_of) {
+  const int pes = static_cast<int>(node_of.size());
+  MAILROOM_CHECK(pes >= 1 && local_of.size() == node_of.size(),
+                 "node layout: {} PEs and {} local indices", node_of.size(), local_of.size());
+  int nodes = 0;
+  for (int n : node_of) {
+    MAILROOM_CHECK(n >= 0, "node layout: node {}", n);
+    nodes = std::max(nodes, n + 1);
+  }
+  // Every place once, no gaps: count the PEs per node and check each index against them.
+  std::vector<int> first(static_cast<std::size_t>(nodes) + 1, 0);
+  for (int n : node_of) ++first[static_cast<std::size_t>(n) + 1];
+  for (int n = 0; n < nodes; ++n) {
+    MAILROOM_CHECK(first[static_cast<std::size_t>(n) + 1] > 0, "routing: node {} has no PE", n);
+    first[static_cast<std::size_t>(n) + 1] += first[static_cast<std::size_t>(n)];
+  }
+  std::vector<int> members(static_cast<std::size_t>(pes), -1);
+  int widest = 0;
+  for (int p = 0; p < pes; ++p) {
+    const auto n = static_cast<std::size_t>(node_of[static_cast<std::size_t>(p)]);
+    const int i = local_of[static_cast<std::size_t>(p)];
+    const int size = first[n + 1] - first[n];
+    MAILROOM_CHECK(i >= 0 && i < size, "routing: node {} has a gap in its local indices", n);
+    int& at = members[static_cast<std::size_t>(first[n] + i)];
+    MAILROOM_CHECK(at < 0, "routing: PEs {} and {} have the same place on node {}", at, p, n);
+    at = p;
+    widest = std::max(widest, size);
+  }
+  const auto matches = [&](node_layout l) {
+    for (int p = 0; p < pes; ++p) {
+      const place w = l.where(p);
+      if (w.node != node_of[static_cast<std::size_t>(p)] ||
+          w.local != local_of[static_cast<std::size_t>(p)])
+        return false;
+    }
+    return true;
+  };
+  if (node_layout b = blocked(pes, widest); b.nodes_ == nodes && matches(b)) return b;
+  node_layout c;
+  c.form_ = form::cyclic;
+  c.pes_ = pes;
+  c.nodes_ = nodes;
+  c.widest_ = widest;
+  c.div_ = divider(static_cast<std::uint32_t>(nodes));
+  if (matches(c)) return c;
+  node_layout t;
+  t.form_ = form::table;
+  t.pes_ = pes;
+  t.nodes_ = nodes;
+  t.widest_ = widest;
+  t.node_of_ = node_of;
+  t.local_of_ = local_of;
+  t.first_ = std::move(first);
+  t.members_ = std::move(members);
+  return t;
+}
+
+int node_layout::size(int n) const noexcept {
+  switch (form_) {
+    case form::blocked:
+      return std::min(widest_, pes_ - n * widest_);
+    case form::cyclic:
+      return pes_ / nodes_ + (n < pes_ % nodes_ ? 1 : 0);
+    default:
+      return first_[static_cast<std::size_t>(n) + 1] - first_[static_cast<std::size_t>(n)];
+  }
+}
+
+int node_layout::pe(int n, int i) const noexcept {
+  switch (form_) {
+    case form::blocked:
+      return n * widest_ + i;
+    case form::cyclic:
+      return i * nodes_ + n;
+    default:
+      return members_[static_cast<std::size_t>(first_[static_cast<std::size_t>(n)] + i)];
+  }
+}
+
+std::vector<int> node_layout::members(int n) const {
+  std::vector<int> m(static_cast<std::size_t>(size(n)));
+  for (int i = 0; i < size(n); ++i) m[static_cast<std::size_t>(i)] = pe(n, i);
+  return m;
+}
+
+std::size_t node_layout::table_bytes() const noexcept {
+  return sizeof(int) * (node_of_.size() + local_of_.size() + first_.size() + members_.size());
+}
+
 int routes::lane(std::uint32_t c, int p) const noexcept {
   if (p < 0 || p >= pes) return -1;
-  const std::uint32_t h = hop[static_cast<std::size_t>(p)];
+  const std::uint32_t h = hop(p);
   if (!routed) return c == k_final ? static_cast<int>(h) : -1;
   // A PE of this node: its own items' hop is its final lane, whose number is its index here.
   const bool here = (h & k_prefixed) == 0;
@@ -161,91 +242,67 @@ int routes::network_peers() const {
   return static_cast<int>(std::unique(seen.begin(), seen.end()) - seen.begin());
 }
 
-routes routes::direct(int me, int pes) {
+routes routes::direct(int me, const node_layout& l) {
   routes r;
   r.me = me;
-  r.pes = pes;
-  r.hop.resize(static_cast<std::size_t>(pes));
-  for (int p = 0; p < pes; ++p) {
-    r.hop[static_cast<std::size_t>(p)] = static_cast<std::uint32_t>(add_lane(r, p, k_final));
+  r.pes = l.pes();
+  r.layout = l;
+  for (int p = 0; p < r.pes; ++p) {
+    add_lane(r, p, k_final);
     r.in_peers[k_final].push_back(p);
   }
   return r;
 }
 
-routes routes::node(int me, const std::vector<int>& node_of, const std::vector<int>& local_of) {
-  const int pes = static_cast<int>(node_of.size());
-  const std::vector<std::vector<int>> members = members_of(me, node_of, local_of);
-  const int nodes = static_cast<int>(members.size());
-  const auto size_of = [&](int n) {
-    return static_cast<int>(members[static_cast<std::size_t>(n)].size());
-  };
-  const int a = node_of[static_cast<std::size_t>(me)];
-  const int i = local_of[static_cast<std::size_t>(me)];
-  const auto& mine = members[static_cast<std::size_t>(a)];
-  const int size = size_of(a);
+routes routes::node(int me, const node_layout& l) {
+  MAILROOM_CHECK(me >= 0 && me < l.pes(), "routing: PE {} of {}", me, l.pes());
+  const int nodes = l.nodes();
+  const auto [a, i] = l.where(me);
+  const std::vector<int> mine = l.members(a);
+  const int size = l.size(a);
 
   routes r;
   r.routed = true;
   r.me = me;
-  r.pes = pes;
+  r.pes = l.pes();
+  r.layout = l;
   // The lanes within the node, then a network lane per node whose link this PE owns.
   add_node_lanes(r, me, i, mine, nodes > 1, false);
   r.network_base = r.lanes();
-  std::vector<int> network_lane(static_cast<std::size_t>(nodes), -1);  // by far node
+  r.node_hop.assign(static_cast<std::size_t>(nodes), 0);  // this node: the final lanes
   for (int b = 0; b < nodes; ++b)
-    if (b != a && b % size == i)
-      network_lane[static_cast<std::size_t>(b)] = add_lane(
-          r, members[static_cast<std::size_t>(b)][static_cast<std::size_t>(a % size_of(b))],
-          k_network);
-
-  check_room(r, size, "node");
-  r.hop.resize(static_cast<std::size_t>(pes));
-  for (int q = 0; q < pes; ++q) {
-    const int b = node_of[static_cast<std::size_t>(q)];
-    std::uint32_t h = 0;
-    if (b == a) {
-      h = static_cast<std::uint32_t>(local_of[static_cast<std::size_t>(q)]);  // its final lane
-    } else {
-      const int owner = mine[static_cast<std::size_t>(b % size)];
-      h = k_prefixed |
-          static_cast<std::uint32_t>(local_of[static_cast<std::size_t>(q)]) << k_lane_bits |
-          (owner == me ? static_cast<std::uint32_t>(network_lane[static_cast<std::size_t>(b)])
-                       : transit_lane(r, k_transit, b % size));
+    if (b != a && b % size == i) {
+      r.node_hop[static_cast<std::size_t>(b)] =
+          k_prefixed | static_cast<std::uint32_t>(add_lane(r, l.pe(b, a % l.size(b)), k_network));
     }
-    r.hop[static_cast<std::size_t>(q)] = h;
-  }
+  check_room(r, l.widest(), "node");
+  for (int b = 0; b < nodes; ++b)
+    if (b != a && b % size != i)
+      r.node_hop[static_cast<std::size_t>(b)] = k_prefixed | transit_lane(r, k_transit, b % size);
 
   // What ends here besides the node's lanes: the network lanes of the nodes whose link to this
   // one lands here (node c's link to node a is owned by its PE a mod size(c), lands on PE
   // c mod size).
   for (int c = 0; c < nodes; ++c)
-    if (c != a && c % size == i) {
-      r.in_peers[k_network].push_back(members[static_cast<std::size_t>(c)][static_cast<std::size_t>(a % size_of(c))]);
-      r.far_members.push_back(members[static_cast<std::size_t>(c)]);
-    }
+    if (c != a && c % size == i) r.in_peers[k_network].push_back(l.pe(c, a % l.size(c)));
   return r;
 }
 
-routes routes::mesh(int me, const std::vector<int>& node_of, const std::vector<int>& local_of) {
-  const int pes = static_cast<int>(node_of.size());
-  const std::vector<std::vector<int>> members = members_of(me, node_of, local_of);
-  const int nodes = static_cast<int>(members.size());
+routes routes::mesh(int me, const node_layout& l) {
+  MAILROOM_CHECK(me >= 0 && me < l.pes(), "routing: PE {} of {}", me, l.pes());
+  const int nodes = l.nodes();
   const mesh_grid g(nodes);
-  const auto member = [&](int n, int k) {  // node n's PE k mod its size
-    const auto& m = members[static_cast<std::size_t>(n)];
-    return m[static_cast<std::size_t>(k) % m.size()];
-  };
-  const int a = node_of[static_cast<std::size_t>(me)];
-  const int i = local_of[static_cast<std::size_t>(me)];
-  const auto& mine = members[static_cast<std::size_t>(a)];
-  const int size = static_cast<int>(mine.size());
+  const auto member = [&](int n, int k) { return l.pe(n, k % l.size(n)); };  // PE k mod size
+  const auto [a, i] = l.where(me);
+  const std::vector<int> mine = l.members(a);
+  const int size = l.size(a);
 
   routes r;
   r.routed = true;
   r.meshed = true;
   r.me = me;
-  r.pes = pes;
+  r.pes = l.pes();
+  r.layout = l;
   add_node_lanes(r, me, i, mine, nodes > 1, true);
   r.network_base = r.lanes();
   // A node numbers its links: first hops by the column they lead to (its own skipped), then
@@ -269,24 +326,19 @@ routes routes::mesh(int me, const std::vector<int>& node_of, const std::vector<i
     if (b != a && second_k(g.row(a), g.row(b)) % size == i)
       second_lane[static_cast<std::size_t>(b)] =
           add_lane(r, member(b, second_k(g.row(b), g.row(a))), k_network2);
-  check_room(r, size, "mesh");
+  check_room(r, l.widest(), "mesh");
 
-  r.hop.resize(static_cast<std::size_t>(pes));
-  for (int q = 0; q < pes; ++q) {
-    const int b = node_of[static_cast<std::size_t>(q)];
-    const auto local = static_cast<std::uint32_t>(local_of[static_cast<std::size_t>(q)]);
-    std::uint32_t h = local;  // on this node: its final lane
-    if (b != a) {
-      const bool first = g.column(b) != g.column(a);
-      const int k = (first ? first_k(g.column(a), g.column(b)) : second_k(g.row(a), g.row(b))) %
-                    size;  // the owner's index here
-      const int own = first ? first_lane[static_cast<std::size_t>(g.column(b))]
-                            : second_lane[static_cast<std::size_t>(b)];
-      h = k_prefixed | local << k_lane_bits |
-          (k == i ? static_cast<std::uint32_t>(own)
-                  : transit_lane(r, first ? k_transit : k_transit2, k));
-    }
-    r.hop[static_cast<std::size_t>(q)] = h;
+  r.node_hop.assign(static_cast<std::size_t>(nodes), 0);  // this node: the final lanes
+  for (int b = 0; b < nodes; ++b) {
+    if (b == a) continue;
+    const bool first = g.column(b) != g.column(a);
+    const int k = (first ? first_k(g.column(a), g.column(b)) : second_k(g.row(a), g.row(b))) %
+                  size;  // the owner's index here
+    const int own = first ? first_lane[static_cast<std::size_t>(g.column(b))]
+                          : second_lane[static_cast<std::size_t>(b)];
+    r.node_hop[static_cast<std::size_t>(b)] =
+        k_prefixed | (k == i ? static_cast<std::uint32_t>(own)
+                             : transit_lane(r, first ? k_transit : k_transit2, k));
   }
 
   // Links in: the first hops of the nodes that reach this node's column through it, and the

@@ -28,7 +28,10 @@ struct collective_context::impl {
 
 struct node_memory::impl {
   virtual ~impl() = default;
-  std::vector<std::byte*> parts;  // by world rank
+  // The node's PEs that have a part: their world ranks, ascending, and their parts (no table
+  // per PE of the job).
+  std::vector<int> members;
+  std::vector<std::byte*> parts;
   virtual void node_barrier() = 0;
 };
 

@@ -5,7 +5,9 @@
 #include "transport/mpi_check.hpp"
 #include "transport/sim.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace mailroom::transport {
@@ -36,7 +38,6 @@ struct mpi_node_memory final : node_memory::impl {
 };
 
 mpi_node_memory::mpi_node_memory(std::size_t bytes) {
-  parts.assign(static_cast<std::size_t>(size()), nullptr);
   const int me = rank();
   const int node_size = layout().node_size;
   if (node_size == 1 || bytes == 0) return;
@@ -55,6 +56,7 @@ mpi_node_memory::mpi_node_memory(std::size_t bytes) {
   // World ranks of the node's PEs, in node rank order.
   std::vector<int> world(static_cast<std::size_t>(node_size));
   MAILROOM_MPI(MPI_Allgather(&me, 1, MPI_INT, world.data(), 1, MPI_INT, node));
+  std::vector<std::pair<int, std::byte*>> found;
   for (int r = 0; r < node_size; ++r) {
     MPI_Aint got = 0;
     int disp = 0;
@@ -66,8 +68,13 @@ mpi_node_memory::mpi_node_memory(std::size_t bytes) {
                    got, bytes + k_align);
     // The same address modulo a page in every process's mapping, so the same offset here.
     const auto at = reinterpret_cast<std::uintptr_t>(base);
-    parts[static_cast<std::size_t>(world[static_cast<std::size_t>(r)])] =
-        static_cast<std::byte*>(base) + ((k_align - at % k_align) % k_align);
+    found.emplace_back(world[static_cast<std::size_t>(r)],
+                       static_cast<std::byte*>(base) + ((k_align - at % k_align) % k_align));
+  }
+  std::sort(found.begin(), found.end());
+  for (const auto& [pe, part] : found) {
+    members.push_back(pe);
+    parts.push_back(part);
   }
 }
 
@@ -79,8 +86,13 @@ node_memory::node_memory(std::size_t bytes)
 node_memory::~node_memory() = default;
 
 std::byte* node_memory::part(int pe) const noexcept {
-  return impl_->parts[static_cast<std::size_t>(pe)];
+  const auto& m = impl_->members;
+  const auto it = std::lower_bound(m.begin(), m.end(), pe);
+  return it != m.end() && *it == pe ? impl_->parts[static_cast<std::size_t>(it - m.begin())]
+                                    : nullptr;
 }
+
+std::vector<int> node_memory::members() const { return impl_->members; }
 
 void node_memory::node_barrier() { impl_->node_barrier(); }
 

@@ -519,7 +519,6 @@ class sim_node_memory final : public node_memory::impl {
  public:
   explicit sim_node_memory(std::size_t bytes) {
     engine& e = eng();
-    parts.assign(static_cast<std::size_t>(e.m.pes), nullptr);
     const int pe = me().pe, node = e.node_of(pe);
     if (e.node_size(node) == 1 || bytes == 0) return;
     bytes_ = (bytes + 4095) / 4096 * 4096;
@@ -532,9 +531,10 @@ class sim_node_memory final : public node_memory::impl {
     meet(node_group(node), me().node_seq++, e.node_size(node), pe - node * e.m.per_node,
          &my_part, "node memory (MPI_Win_allocate_shared)", false,
          [&](const std::vector<const void*>& all) {
-           for (int i = 0; i < e.node_size(node); ++i)
-             parts[static_cast<std::size_t>(node * e.m.per_node + i)] =
-                 const_cast<std::byte*>(arg<const std::byte*>(all, i));
+           for (int i = 0; i < e.node_size(node); ++i) {
+             members.push_back(node * e.m.per_node + i);
+             parts.push_back(const_cast<std::byte*>(arg<const std::byte*>(all, i)));
+           }
          });
   }
   ~sim_node_memory() override {

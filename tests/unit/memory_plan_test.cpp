@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace {
@@ -94,6 +95,27 @@ TEST(MemoryPlan, NodeRoutingTakesOnlyTheNetworkLinksFromTheBudget) {
   EXPECT_EQ(mailbox_reservation(s, 8 * k_kib, 2, true),
             8 * k_kib * (s.far_lanes + 2 * (s.far_lanes + s.far_links_in)));
   EXPECT_EQ(mailbox_slots(s, 1), 9u * 2 + 2u * 3);
+}
+
+TEST(MemoryPlan, RoutedTablesDoNotGrowWithThePes) {
+  // Nodes of 32: 64 nodes and 4,096. Per PE there is nothing: a node's hop (4 bytes), a PE's
+  // lanes and links in, the PEs of its node. (They took 28 bytes per PE: 0.9 MiB at 32,768.)
+  for (const bool mesh : {false, true}) {
+    std::size_t small = 0;
+    for (const int nodes : {64, 1024}) {
+      const node_layout l = node_layout::blocked(nodes * 32, 32);
+      std::size_t most = 0;
+      for (const int pe : {0, 17, nodes * 32 - 1}) {
+        const routes r = mesh ? routes::mesh(pe, l) : routes::node(pe, l);
+        most = std::max(most, routing_table_bytes(r));
+      }
+      if (small == 0) small = most;
+      // Node routing's links grow with nodes / 32, mesh's with their square root.
+      EXPECT_LE(most, small + 4 * static_cast<std::size_t>(nodes) + 40 * (nodes / 32 + 1))
+          << (mesh ? "mesh" : "node") << " routing, " << nodes << " nodes";
+      EXPECT_LT(most, 32 * k_kib);
+    }
+  }
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -18,6 +20,7 @@ using mailroom::detail::k_network2;
 using mailroom::detail::k_transit;
 using mailroom::detail::k_transit2;
 using mailroom::detail::mesh_grid;
+using mailroom::detail::node_layout;
 using mailroom::detail::routes;
 
 struct layout {
@@ -47,7 +50,7 @@ std::vector<routes> all_routes(const layout& l, bool mesh = false) {
 // a table leads nowhere, to the wrong place or back to an earlier stage).
 std::vector<int> path(const std::vector<routes>& r, int src, int dest) {
   std::vector<int> hops{src};
-  const std::uint32_t h = r[src].hop[dest];
+  const std::uint32_t h = r[src].hop(dest);
   int lane = routes::lane_of_hop(h);
   // A prefixed hop also names the destination's index on its node (its position there).
   if ((h & routes::k_prefixed) != 0 &&
@@ -64,7 +67,7 @@ std::vector<int> path(const std::vector<routes>& r, int src, int dest) {
     hops.push_back(at);
     if (cls == k_final || cls == k_delivery) return at == dest ? hops : std::vector<int>{};
     const routes& here = r[at];
-    const std::uint32_t next_hop = here.hop[dest];
+    const std::uint32_t next_hop = here.hop(dest);
     if ((next_hop & routes::k_prefixed) == 0) {  // on this node: delivered, from the network
       if (cls != k_network && cls != k_network2) return {};
       lane = here.lane(k_delivery, dest);
@@ -125,7 +128,7 @@ TEST(Routes, DirectIsALanePerPe) {
   EXPECT_FALSE(r.routed);
   ASSERT_EQ(r.lanes(), 8);
   for (int p = 0; p < 8; ++p) {
-    EXPECT_EQ(r.hop[p], static_cast<std::uint32_t>(p));
+    EXPECT_EQ(r.hop(p), static_cast<std::uint32_t>(p));
     EXPECT_EQ(r.peer[p], p);
     EXPECT_EQ(r.cls[p], k_final);
   }
@@ -163,16 +166,100 @@ TEST(Routes, NodesInterleavedAmongRanks) {
     l.local_of.push_back(next[p % 3]++);
   }
   const auto r = all_routes(l);
+  EXPECT_EQ(r[0].layout.kind(), node_layout::form::cyclic);  // a formula: no table per PE
   for (int s = 0; s < 10; ++s)
     for (int d = 0; d < 10; ++d) EXPECT_FALSE(path(r, s, d).empty()) << s << " -> " << d;
   expect_links_agree(r);
   expect_lane_lookup(r);
 }
 
+TEST(Routes, NodesShuffledAmongRanks) {
+  // No formula places these: the layout keeps its table, and routing is the same.
+  layout l;
+  const int place[12][2] = {{2, 0}, {0, 0}, {1, 0}, {0, 1}, {2, 1}, {1, 1},
+                            {0, 2}, {3, 0}, {1, 2}, {2, 2}, {3, 1}, {0, 3}};
+  for (const auto& [node, local] : place) {
+    l.node_of.push_back(node);
+    l.local_of.push_back(local);
+  }
+  for (const bool mesh : {false, true}) {
+    const auto r = all_routes(l, mesh);
+    EXPECT_EQ(r[0].layout.kind(), node_layout::form::table);
+    for (int s = 0; s < 12; ++s)
+      for (int d = 0; d < 12; ++d)
+        EXPECT_FALSE(path(r, s, d).empty()) << s << " -> " << d << (mesh ? " (mesh)" : "");
+    expect_links_agree(r);
+    expect_lane_lookup(r);
+  }
+}
+
+// The layout's formulas against the placement they stand for, PE by PE.
+void expect_layout(const layout& l, node_layout::form kind) {
+  const node_layout x = node_layout::of(l.node_of, l.local_of);
+  EXPECT_EQ(x.kind(), kind);
+  EXPECT_EQ(x.table_bytes() == 0, kind != node_layout::form::table);
+  const int pes = static_cast<int>(l.node_of.size());
+  std::vector<int> size(static_cast<std::size_t>(x.nodes()), 0);
+  for (int p = 0; p < pes; ++p) {
+    const auto [node, local] = x.where(p);
+    ASSERT_EQ(node, l.node_of[p]) << "PE " << p;
+    ASSERT_EQ(local, l.local_of[p]) << "PE " << p;
+    ASSERT_EQ(x.pe(node, local), p);
+    ++size[static_cast<std::size_t>(node)];
+  }
+  for (int n = 0; n < x.nodes(); ++n) {
+    EXPECT_EQ(x.size(n), size[static_cast<std::size_t>(n)]) << "node " << n;
+    EXPECT_LE(x.size(n), x.widest());
+  }
+}
+
+TEST(NodeLayout, KeepsNoTableWhereAFormulaPlacesThePes) {
+  for (const auto& [pes, per_node] :
+       std::vector<std::pair<int, int>>{{1, 1}, {7, 1}, {8, 4}, {10, 4}, {2048, 32}, {4097, 2}})
+    expect_layout(blocks(pes, per_node), node_layout::form::blocked);
+  for (const auto& [pes, nodes] : std::vector<std::pair<int, int>>{{10, 3}, {64, 8}, {1001, 7}}) {
+    layout l;
+    for (int p = 0; p < pes; ++p) {
+      l.node_of.push_back(p % nodes);
+      l.local_of.push_back(p / nodes);
+    }
+    expect_layout(l, node_layout::form::cyclic);
+  }
+  layout l = blocks(12, 4);
+  std::swap(l.local_of[0], l.local_of[1]);  // one pair out of place: a table
+  expect_layout(l, node_layout::form::table);
+  EXPECT_EQ(node_layout::blocked(12, 4).table_bytes(), 0u);
+}
+
+TEST(NodeLayout, DivisionByAConstantIsExact) {
+  const std::uint32_t top = (1u << 31) - 1;
+  for (const std::uint32_t d : {1u, 2u, 3u, 5u, 7u, 31u, 32u, 33u, 100u, 127u, 128u, 1000u,
+                                1023u, 1024u, 65535u, 65537u, (1u << 20) + 1, (1u << 30) - 1,
+                                1u << 30, top}) {
+    const node_layout::divider div(d);
+    std::vector<std::uint32_t> n{0, 1, d - 1, d, d + 1, top, top - 1, top / d * d,
+                                 top / d * d - 1};
+    std::uint64_t x = 0x9e3779b97f4a7c15ull;  // a fixed sequence of values across the range
+    for (int k = 0; k < 2000; ++k) {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      n.push_back(static_cast<std::uint32_t>(x) & top);
+      n.push_back(static_cast<std::uint32_t>(k) * d + d - 1);  // just below multiples
+    }
+    for (const std::uint32_t v : n) {
+      if (v <= top) {
+        ASSERT_EQ(div(v), v / d) << v << " / " << d;
+      }
+    }
+  }
+}
+
 TEST(Routes, PaperScaleHasFewNetworkPeers) {
   // 2,048 PEs, 32 per node: each PE owns the links to 2 of the 64 nodes (about nodes / PEs per
   // node) and receives 2, where direct routing has 2,016 PEs of other nodes.
   const auto r = all_routes(blocks(2048, 32));
+  EXPECT_EQ(r[0].layout.kind(), node_layout::form::blocked);
   int most = 0;
   for (const routes& x : r) {
     most = std::max(most, x.network_peers());

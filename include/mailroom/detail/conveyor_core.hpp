@@ -56,9 +56,10 @@ class conveyor_core {
   template <std::size_t N>
   [[nodiscard]] bool push(int dest, const void* item) noexcept {
     MAILROOM_ASSERT(lanes_.empty() && N == item_bytes_);  // a conveyor of N-byte items
-    // With node routing, by_dest_ holds buffers that always look full: the test below sends
-    // every push to the routed path, and direct routing pays nothing for it.
-    fill& f = by_dest_[static_cast<std::size_t>(dest)];
+    // With node or mesh routing every destination maps to one fill that always looks full (the
+    // mask is 0): the test below sends every push to the routed path, and direct routing pays
+    // an `and` for it.
+    fill& f = by_dest_[static_cast<std::size_t>(dest) & dest_mask_];
     if (MAILROOM_UNLIKELY(f.used() + N > capacity_)) {
       if (routed_) return push_routed_copy<N>(dest, bytes_of<N>(item));
       if (!make_room(dest, N)) return false;
@@ -277,8 +278,6 @@ class conveyor_core {
   void set_record_bytes(std::size_t (*fn)(std::uint32_t tag)) noexcept { record_bytes_ = fn; }
   /// Bytes of a conveyor's bookkeeping over routes r (detail/memory_plan.hpp).
   [[nodiscard]] static std::size_t table_bytes(const routes& r, bool delta_records) noexcept;
-  /// Bytes of the buffers that always look full, shared by a PE's routed conveyors.
-  [[nodiscard]] static std::size_t always_full_bytes(int pes) noexcept;
   /// Links of the classes in `classes` (bits 1 << link_class) still to end their stream here,
   /// and (at most `most` of) their PEs.
   [[nodiscard]] int open_links(std::uint32_t classes, std::vector<int>* from = nullptr,
@@ -536,7 +535,7 @@ class conveyor_core {
   }
   template <std::size_t N>
   [[gnu::noinline]] bool push_routed_copy(int dest, item_copy<N> c) noexcept {
-    const std::uint32_t h = rt_.hop[static_cast<std::size_t>(dest)];
+    const std::uint32_t h = rt_.hop(dest);
     if ((h & routes::k_prefixed) == 0) return put_n<N, 0>(static_cast<int>(h), nullptr, c.b, false);
     const int lane_no = routes::lane_of_hop(h);
     if (rt_.meshed) {  // [dest][origin] on every hop
@@ -595,9 +594,9 @@ class conveyor_core {
       const auto& t = queue.front();
       const std::byte* p = t.buf + k_header_bytes + at;
       const std::byte* end = t.buf + reinterpret_cast<const buffer_header*>(t.buf)->bytes;
-      // Per buffer: the sender's index on this node (transit), or its node's PEs (network).
+      // Per buffer: the sender's index on this node (transit), or its node (network).
       const std::uint32_t from = !mesh && q == 1 ? transit_origin(t.source) : 0;
-      const std::vector<int>* far = !mesh && q == 0 ? &far_members_of(t.source) : nullptr;
+      const int far = !mesh && q == 0 ? far_node_of(t.source) : 0;
       for (; p < end; p += stride, at += static_cast<std::uint32_t>(stride)) {
         std::uint32_t w;
         std::memcpy(&w, p, 4);
@@ -614,7 +613,7 @@ class conveyor_core {
           const std::uint32_t prefix = network_prefix(h, from);
           put_it = put_n<N, 1>(routes::lane_of_hop(h), &prefix, p + 4, true);
         } else {
-          const auto [lane_no, origin] = delivery_of(t.source, w, *far);
+          const auto [lane_no, origin] = delivery_of(t.source, w, far);
           put_it = put_n<N, 1>(lane_no, &origin, p + 4, true);
         }
         if (!put_it) return any;
@@ -630,16 +629,18 @@ class conveyor_core {
   [[nodiscard]] std::uint32_t transit_hop(int source, std::uint32_t dest) const noexcept;
   /// The index on this node of the sender of a transit buffer (checked).
   [[nodiscard]] std::uint32_t transit_origin(int source) const noexcept;
-  /// The PEs of the node a network buffer from `source` comes from (checked).
-  [[nodiscard]] const std::vector<int>& far_members_of(int source) const noexcept;
-  /// The delivery lane and origin PE of a typed item from the network with prefix `w` (checked).
+  /// The node a network buffer from `source` comes from (checked: a network link in).
+  [[nodiscard]] int far_node_of(int source) const noexcept;
+  /// The delivery lane and origin PE of a typed item from the network with prefix `w`, from
+  /// node `far` (checked).
   [[nodiscard]] std::pair<int, std::uint32_t> delivery_of(int source, std::uint32_t w,
-                                                          const std::vector<int>& far) const noexcept {
+                                                          int far) const noexcept {
     const std::uint32_t dest_local = w & 0xffffu, origin_local = w >> 16;
-    if (MAILROOM_UNLIKELY(dest_local >= rt_.node_members.size() || origin_local >= far.size()))
+    if (MAILROOM_UNLIKELY(dest_local >= rt_.node_members.size() ||
+                          origin_local >= static_cast<std::uint32_t>(rt_.layout.size(far))))
       bad_forward(source, w);
     return {rt_.delivery_base + static_cast<int>(dest_local),
-            static_cast<std::uint32_t>(far[origin_local])};
+            static_cast<std::uint32_t>(rt_.layout.pe(far, static_cast<int>(origin_local)))};
   }
   /// The lane a lambda record for `dest` from queue q goes on to (checked: the job stops on
   /// one that leads nowhere from here).
@@ -674,7 +675,7 @@ class conveyor_core {
   template <std::size_t W>
   [[gnu::noinline]] bool push_delta_routed(int dest, const std::uint32_t& tag,
                                            record_words<W> c) noexcept {
-    const std::uint32_t h = rt_.hop[static_cast<std::size_t>(dest)];
+    const std::uint32_t h = rt_.hop(dest);
     const int li = routes::lane_of_hop(h);
     if ((h & routes::k_prefixed) == 0)
       return push_delta_at<W>(lanes_[static_cast<std::size_t>(li)], li, tag, c.data());
@@ -703,11 +704,11 @@ class conveyor_core {
   std::uint32_t capacity_;
   int me_;
   std::vector<fill> fills_;  // per lane (typed conveyors; empty with delta records)
-  fill* by_dest_;            // per destination: fills_ (direct), or always_full_ (routed)
-  static std::vector<fill> always_full_;  // (never written)
+  fill* by_dest_;            // per destination: fills_ (direct), or &always_full_ (routed)
+  static fill always_full_;  // (never written)
   lane* by_dest_lane_ = nullptr;          // lanes_ (direct), or &always_full_lane_ (routed)
   static lane always_full_lane_;          // (never written)
-  std::size_t dest_mask_ = ~std::size_t{0};  // 0 with node routing
+  std::size_t dest_mask_ = ~std::size_t{0};  // 0 with node or mesh routing
   std::size_t (*record_bytes_)(std::uint32_t tag) = nullptr;
   std::vector<lane> lanes_;  // per lane (delta-record conveyors, direct: per PE; else empty)
   /// Per record size W, the most a buffer may hold before a push_delta of W words, which may

@@ -9,6 +9,7 @@
 #include "mailroom/statistics.hpp"
 #include "mailroom/transport.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -56,9 +57,7 @@ class exchange final : public transport::channel_sink {
     return node_capacity_ < capacity_ ? "MAILROOM_NODE_BUFFER_BYTES" : "MAILROOM_BUFFER_BYTES";
   }
   /// Whether PE p shares this PE's node memory (this PE included).
-  [[nodiscard]] bool on_node(int p) const noexcept {
-    return node_index_[static_cast<std::size_t>(p)] >= 0;
-  }
+  [[nodiscard]] bool on_node(int p) const noexcept { return node_index(p) >= 0; }
   [[nodiscard]] int me() const noexcept { return me_; }
   [[nodiscard]] int pes() const noexcept { return pes_; }
   /// What a conveyor reserved: whether its lanes to the PEs of this node fill shared slots (then
@@ -114,7 +113,7 @@ class exchange final : public transport::channel_sink {
   /// Which routing `auto` gave (never automatic).
   [[nodiscard]] routing routing_used() const noexcept { return routing_; }
   /// The node of PE p as routing sees it (MAILROOM_NODE_SIZE, or the nodes MPI reports).
-  [[nodiscard]] int node_of(int p) const noexcept { return node_of_[static_cast<std::size_t>(p)]; }
+  [[nodiscard]] int node_of(int p) const noexcept { return routes_.layout.node(p); }
   /// A conveyor has items to forward: progress() calls its forward() until it has none.
   void forward_later(conveyor_core* c) { forwarding_.push_back(c); }
   /// Acknowledges one handled buffer of conveyor `id` from `source`, at once: a sender waiting
@@ -166,8 +165,6 @@ class exchange final : public transport::channel_sink {
   /// One line per conveyor id that buffers arrived for but that this PE has not constructed
   /// (empty if none): for the watchdog.
   [[nodiscard]] std::string describe_early() const;
-  /// Bytes of the exchange's per-PE arrays in a job of `pes` PEs (detail/memory_plan.hpp).
-  [[nodiscard]] static std::size_t per_pe_bytes(int pes) noexcept;
   /// Slots in this PE's shared pool (0: none).
   [[nodiscard]] std::uint32_t shared_slots() const noexcept { return slots_; }
   /// Conveyors so far whose node lanes were in the pool's slots.
@@ -216,7 +213,6 @@ class exchange final : public transport::channel_sink {
   std::vector<std::pair<std::uint32_t, int>> credits_due_, due_;
   void credit(std::uint32_t tagged_id, int peer) noexcept;
   routes routes_;
-  std::vector<int> node_of_;
   routing routing_ = routing::direct;
   std::vector<conveyor_core*> forwarding_, forwarding_now_;
   void start_routes(const config& cfg);
@@ -240,8 +236,17 @@ class exchange final : public transport::channel_sink {
   [[nodiscard]] bool own_slot(const std::byte* buf) const noexcept {
     return buf >= my_slots_ && buf < my_slots_ + std::size_t{slots_} * node_capacity_;
   }
-  std::vector<int> node_index_;    // by world rank: index among this node's PEs, -1 elsewhere
-  std::vector<int> node_pes_;      // world ranks of this node's PEs, by index
+  std::vector<int> node_pes_;      // world ranks of this node's PEs, ascending (their index)
+  bool node_contiguous_ = true;    // node_pes_ is a range of ranks
+  // PE p's index among this node's PEs, or -1 on another node: no table per PE.
+  [[nodiscard]] int node_index(int p) const noexcept {
+    if (node_contiguous_) {
+      const auto i = static_cast<std::size_t>(static_cast<unsigned>(p - node_pes_.front()));
+      return i < node_pes_.size() ? static_cast<int>(i) : -1;
+    }
+    const auto it = std::lower_bound(node_pes_.begin(), node_pes_.end(), p);
+    return it != node_pes_.end() && *it == p ? static_cast<int>(it - node_pes_.begin()) : -1;
+  }
   std::vector<outgoing> out_;      // by index among this node's PEs
   std::vector<incoming> in_;       // the other PEs of this node
 

@@ -82,8 +82,8 @@ inline constexpr std::size_t k_auto_mailboxes = 4;
 /// Bytes of a mailbox's bookkeeping per lane and per PE (fill state, counters, credits, end of
 /// stream), with delta records (lambda mailboxes) or without.
 [[nodiscard]] std::size_t mailbox_table_bytes(const routes& r, bool delta_records) noexcept;
-/// Bytes of the per-PE routing tables (the hop table and lane maps, and the exchange's per-PE
-/// arrays).
+/// Bytes of a PE's routing tables (lanes, links in, the hop per node, the PEs of its node, and
+/// the node layout's tables where it has no formula).
 [[nodiscard]] std::size_t routing_table_bytes(const routes& r) noexcept;
 
 }  // namespace mailroom::detail

@@ -9,6 +9,7 @@
 #include "mailroom/config.hpp"
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -44,6 +45,77 @@ inline constexpr int k_link_classes = 6;
   return c == k_transit || c == k_network || c == k_transit2 || c == k_network2;
 }
 
+/// Which node each PE is on and its index there. Where the placement has a formula it keeps no
+/// table per PE: blocked (PE p on node p / size at index p % size, the last node perhaps short:
+/// `--map-by core`, MAILROOM_NODE_SIZE, the simulated machine) or cyclic (node p % nodes at index
+/// p / nodes: `--map-by node`). Any other placement keeps three ints per PE.
+class node_layout {
+ public:
+  /// One PE on one node.
+  node_layout() = default;
+  /// `pes` PEs in blocks of `size` (at least 1).
+  static node_layout blocked(int pes, int size);
+  /// From node_of[p] and local_of[p] of every PE p (checked: nodes numbered 0..nodes-1, every
+  /// place on a node once, no gaps); takes a formula when one matches.
+  static node_layout of(const std::vector<int>& node_of, const std::vector<int>& local_of);
+
+  enum class form : std::uint8_t { blocked, cyclic, table };
+  [[nodiscard]] form kind() const noexcept { return form_; }
+  [[nodiscard]] int pes() const noexcept { return pes_; }
+  [[nodiscard]] int nodes() const noexcept { return nodes_; }
+  /// PEs on the largest node.
+  [[nodiscard]] int widest() const noexcept { return widest_; }
+  struct place {
+    int node, local;
+  };
+  /// PE p's node and its index there.
+  [[nodiscard]] place where(int p) const noexcept {
+    const auto u = static_cast<std::uint32_t>(p);
+    switch (form_) {
+      case form::blocked: {
+        const std::uint32_t n = div_(u);
+        return {static_cast<int>(n), static_cast<int>(u - n * div_.d)};
+      }
+      case form::cyclic: {
+        const std::uint32_t i = div_(u);
+        return {static_cast<int>(u - i * div_.d), static_cast<int>(i)};
+      }
+      default:
+        return {node_of_[static_cast<std::size_t>(p)], local_of_[static_cast<std::size_t>(p)]};
+    }
+  }
+  [[nodiscard]] int node(int p) const noexcept { return where(p).node; }
+  /// PEs on node n.
+  [[nodiscard]] int size(int n) const noexcept;
+  /// The PE of node n at index i.
+  [[nodiscard]] int pe(int n, int i) const noexcept;
+  /// The PEs of node n, by index.
+  [[nodiscard]] std::vector<int> members(int n) const;
+  /// Bytes of its tables (0 for a formula).
+  [[nodiscard]] std::size_t table_bytes() const noexcept;
+
+  /// Division of n < 2^31 by a constant d (1 <= d < 2^31) with a multiply and a shift: m =
+  /// ceil(2^(31+l) / d) with 2^l >= d is exact there (Granlund and Montgomery, 1994).
+  struct divider {
+    std::uint64_t m = 1u << 31;
+    std::uint32_t shift = 31;
+    std::uint32_t d = 1;
+    divider() = default;
+    explicit divider(std::uint32_t divisor) noexcept;
+    std::uint32_t operator()(std::uint32_t n) const noexcept {
+      return static_cast<std::uint32_t>((n * m) >> shift);
+    }
+  };
+
+ private:
+  form form_ = form::blocked;
+  int pes_ = 1, nodes_ = 1, widest_ = 1;
+  divider div_;
+  // The table form: per PE its node and index, and per node its PEs (first_[n] ..
+  // first_[n + 1] - 1 in members_).
+  std::vector<int> node_of_, local_of_, first_, members_;
+};
+
 struct routes {
   /// A hop's flag: items for this destination go through another PE and carry a prefix.
   static constexpr std::uint32_t k_prefixed = 1u << 31;
@@ -61,10 +133,21 @@ struct routes {
   bool meshed = false;  ///< mesh routing (items carry [dest][origin] on forwarding lanes)
   int me = 0;
   int pes = 1;
+  /// Where every PE is (routing and the driver's counters ask it).
+  node_layout layout;
+  /// Per node: the hop of its PEs (routed; this PE's node: 0), without their index there.
+  std::vector<std::uint32_t> node_hop;
   /// Per destination PE: the lane this PE's own items go to, | k_prefixed when they go through
-  /// another PE. Items forwarded from the transit lanes follow it too; those from the network go
-  /// to the delivery lanes.
-  std::vector<std::uint32_t> hop;
+  /// another PE (then with the destination's index on its node). Items forwarded from the
+  /// transit lanes follow it too; those from the network go to the delivery lanes. From the
+  /// layout and a table per node: nothing per PE.
+  [[nodiscard]] std::uint32_t hop(int p) const noexcept {
+    if (!routed) return static_cast<std::uint32_t>(p);
+    const node_layout::place w = layout.where(p);
+    const std::uint32_t h = node_hop[static_cast<std::size_t>(w.node)];
+    const auto local = static_cast<std::uint32_t>(w.local);
+    return (h & k_prefixed) != 0 ? h | local << k_lane_bits : local;
+  }
   std::vector<int> peer;           ///< per lane: the PE it leads to
   std::vector<std::uint8_t> cls;   ///< per lane: its link_class
   /// Per class: the PEs whose lane of that class leads here (this PE itself among the final
@@ -72,12 +155,10 @@ struct routes {
   std::array<std::vector<int>, k_link_classes> in_peers;
   /// Node and mesh routing: this PE's index on its node, the PEs of its node by index, the
   /// first transit, delivery and (mesh) transit2 lanes (they follow in that order; -1: none),
-  /// the first network lane (they come last, network2 after network), and (node routing) per
-  /// network link in (in_peers[k_network] order) the PEs of the node it comes from, by index.
+  /// and the first network lane (they come last, network2 after network).
   int my_local = 0;
   std::vector<int> node_members;
   int transit_base = -1, delivery_base = -1, transit2_base = -1, network_base = 0;
-  std::vector<std::vector<int>> far_members;
 
   /// The lane of class c to PE `peer`, or -1 (from the hop table and the lane order: no table
   /// per PE and class).
@@ -89,19 +170,26 @@ struct routes {
   /// PEs of other nodes this PE sends to or receives from directly.
   [[nodiscard]] int network_peers() const;
 
-  /// Direct routing among `pes` PEs.
-  static routes direct(int me, int pes);
-  /// Node routing: node_of[p] is PE p's node (0..nodes-1), local_of[p] its index among the PEs
-  /// of its node (0..size-1, each once). The link from node a to node b is owned by PE
-  /// b mod size(a) of node a and lands on PE a mod size(b) of node b.
-  static routes node(int me, const std::vector<int>& node_of, const std::vector<int>& local_of);
+  /// Direct routing among the layout's PEs (lane p leads to PE p: the layout only tells nodes).
+  static routes direct(int me, const node_layout& l);
+  static routes direct(int me, int pes) { return direct(me, node_layout::blocked(pes, 1)); }
+  /// Node routing. The link from node a to node b is owned by PE b mod size(a) of node a and
+  /// lands on PE a mod size(b) of node b.
+  static routes node(int me, const node_layout& l);
+  /// (node_of[p] is PE p's node, local_of[p] its index there: node_layout::of.)
+  static routes node(int me, const std::vector<int>& node_of, const std::vector<int>& local_of) {
+    return node(me, node_layout::of(node_of, local_of));
+  }
   /// Mesh routing over the same layout: node n sits at row n / C, column n % C of a grid C =
   /// ceil(sqrt(nodes)) wide (the last row may be short). An item for node b leaves node a for
   /// the node of a's row in b's column (or, from a short last row where that node is missing,
   /// the one above it), then goes along that column to b. A node numbers its links, first hops
   /// by column and then second hops by row (its own skipped); link k is owned by its PE k mod
   /// size and lands on the far node's PE of the same link's number there.
-  static routes mesh(int me, const std::vector<int>& node_of, const std::vector<int>& local_of);
+  static routes mesh(int me, const node_layout& l);
+  static routes mesh(int me, const std::vector<int>& node_of, const std::vector<int>& local_of) {
+    return mesh(me, node_layout::of(node_of, local_of));
+  }
 };
 
 /// The grid of mesh routing: `nodes` nodes in rows of `columns`, and where an item's first hop
