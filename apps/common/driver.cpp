@@ -149,6 +149,7 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
   const auto& cfg = current_config();
   j["config"] = {{"buffer_bytes", cfg.buffer_bytes},
                  {"credits", cfg.credits},
+                 {"link_credits", mailroom::detail::exchange::get().link_credits()},
                  {"budget_bytes", cfg.budget_bytes},
                  {"shared_slots", cfg.shared_slots},
                  {"routing", routing_in_use()},

@@ -29,6 +29,7 @@ struct routing_plan {
   std::string name;
   int lanes = 0, links_in = 0, network_peers = 0, links = 0;
   std::uint32_t credits = 0;  // of the last mailbox (they only go down)
+  std::uint32_t link_credits = 0;  // of the link pool, per lane to another node
   int in_slots = 0;           // mailboxes whose node lanes are in shared slots
   std::size_t buffers = 0, shared = 0, receives = 0, tables = 0;
   bool fits = true;
@@ -78,12 +79,25 @@ routing_plan plan_for(routing r, const config& cfg, const node_plan& node, int p
     slot_need = std::max(slot_need, detail::mailbox_slots(shapes.back(), node.node_credits));
   }
   bool auto_fits = true;
+  // The link pool's credits: the least any PE's budget holds, as the runtime agrees on them.
+  std::uint32_t link_credits = static_cast<std::uint32_t>(cfg.link_credits);
+  {
+    const std::size_t receives = cfg.receives_posted * node.capacity;
+    const std::size_t pool = slot_need <= node.slots
+                                 ? detail::pool_bytes(node.slots, node.size, node.node_capacity)
+                                 : 0;
+    const std::size_t left =
+        cfg.budget_bytes > receives + pool ? cfg.budget_bytes - receives - pool : 0;
+    for (const auto& shape : shapes)
+      link_credits = std::min(
+          link_credits, detail::link_credits_that_fit(shape, node.capacity, left, link_credits));
+  }
   for (std::size_t k = 0; k < pe_list.size(); ++k) {
     const int pe = pe_list[k];
     const detail::routes& job = jobs[k];
     const detail::mailbox_shape& shape = shapes[k];
     auto_fits = auto_fits && detail::auto_fits(shape, node.capacity,
-                                               static_cast<std::uint32_t>(cfg.credits),
+                                               static_cast<std::uint32_t>(cfg.link_credits),
                                                cfg.budget_bytes);
     std::size_t in = 0;
     for (const auto& peers : job.in_peers) in += peers.size();
@@ -96,7 +110,10 @@ routing_plan plan_for(routing r, const config& cfg, const node_plan& node, int p
     // Mailboxes take their reservations in turn, as the runtime's: slots while the pool lasts,
     // and from what the budget leaves.
     // (A pool too small for any mailbox stays unused, and is not reserved from the budget.)
-    std::size_t reserved = p.receives + (slot_need <= node.slots ? p.shared : 0), slots_taken = 0;
+    p.link_credits = link_credits;
+    p.buffers = detail::link_pool_bytes(shape, node.capacity, link_credits);
+    std::size_t reserved = p.receives + (slot_need <= node.slots ? p.shared : 0) + p.buffers,
+                slots_taken = 0;
     for (int m = 0; m < mailboxes; ++m) {
       const bool in_slots = node.slots > 0 && slots_taken + slot_need <= node.slots;
       const std::size_t left = cfg.budget_bytes > reserved ? cfg.budget_bytes - reserved : 0;
@@ -168,17 +185,18 @@ int run_plan(int argc, char** argv) {
     chosen = detail::next_routing(chosen, widest);
 
   fmt::print("plan: {} PEs, {} per node ({} nodes), {} typed mailboxes; buffers of {} bytes "
-             "between nodes, {} credits; shared pool of {} slots of {} bytes per PE, {} credits "
-             "per lane in the node; budget {} MiB; auto is {}\n",
-             pes, per_node, nodes, mailboxes, node.capacity, cfg.credits, node.slots,
+             "between nodes, 1 credit per mailbox and {} in the link pool per lane to another "
+             "node; shared pool of {} slots of {} bytes per PE, {} credits per lane in the "
+             "node; budget {} MiB; auto is {}\n",
+             pes, per_node, nodes, mailboxes, node.capacity, cfg.link_credits, node.slots,
              node.node_capacity, node.node_credits, mib(cfg.budget_bytes),
              routing_name(static_cast<std::uint64_t>(chosen)));
-  fmt::print("{:<8} {:>7} {:>6} {:>8} {:>8} {:>7} {:>11} {:>8} {:>8} {:>10} {:>9}  {}\n",
-             "routing", "network", "lanes", "links in", "in slots", "credits", "buffers MiB",
-             "shm MiB", "recv MiB", "tables MiB", "total MiB", "fits");
+  fmt::print("{:<8} {:>7} {:>6} {:>8} {:>8} {:>7} {:>9} {:>11} {:>8} {:>8} {:>10} {:>9}  {}\n",
+             "routing", "network", "lanes", "links in", "in slots", "credits", "link pool",
+             "buffers MiB", "shm MiB", "recv MiB", "tables MiB", "total MiB", "fits");
   for (const auto& p : plans)
-    fmt::print("{:<8} {:>7} {:>6} {:>8} {:>8} {:>7} {:>11} {:>8} {:>8} {:>10} {:>9}  {}\n",
-               p.name, p.network_peers, p.lanes, p.links_in, p.in_slots, p.credits,
+    fmt::print("{:<8} {:>7} {:>6} {:>8} {:>8} {:>7} {:>9} {:>11} {:>8} {:>8} {:>10} {:>9}  {}\n",
+               p.name, p.network_peers, p.lanes, p.links_in, p.in_slots, p.credits, p.link_credits,
                mib(p.buffers), mib(p.shared), mib(p.receives), mib(p.tables), mib(p.total()),
                p.fits ? "yes" : "no");
   if (!json_file.empty()) {
@@ -189,6 +207,7 @@ int run_plan(int argc, char** argv) {
     j["mailboxes"] = mailboxes;
     j["config"] = {{"buffer_bytes", cfg.buffer_bytes},
                    {"credits", cfg.credits},
+                   {"link_credits", cfg.link_credits},
                    {"budget_bytes", cfg.budget_bytes},
                    {"shared_slots", cfg.shared_slots},
                    {"node_buffer_bytes", node.node_capacity},
@@ -200,6 +219,7 @@ int run_plan(int argc, char** argv) {
                                {"lanes_per_mailbox", p.lanes},
                                {"links_in_per_mailbox", p.links_in},
                                {"credits", p.credits},
+                               {"link_pool_credits", p.link_credits},
                                {"mailboxes_in_slots", p.in_slots},
                                {"bytes",
                                 {{"aggregation_buffers", p.buffers},

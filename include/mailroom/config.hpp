@@ -15,8 +15,13 @@ namespace mailroom {
   X(buffer_bytes, "MAILROOM_BUFFER_BYTES", bytes, 32768,                                          \
     "bytes per aggregation buffer to another node (one per lane and mailbox); 256 B to 16 MiB")        \
   X(credits, "MAILROOM_CREDITS", count, 4,                                                        \
-    "buffers a mailbox may have unacknowledged per lane (fewer if the budget cannot hold them; " \
-    "lanes within the node in the shared pool: 16 / PEs per node, 1 to this); more wait")       \
+    "buffers a mailbox may have unacknowledged per lane within the node (fewer if the budget "   \
+    "cannot hold them; in the shared pool: 16 / PEs per node, 1 to this); more wait. To other "  \
+    "nodes: 1, plus the link pool")                                                              \
+  X(link_credits, "MAILROOM_LINK_CREDITS", count, 8,                                             \
+    "the link pool: buffers per lane to another node that any mailbox of the PE may have "      \
+    "unacknowledged beyond its own one, reserved once (and per link in), not per mailbox; "      \
+    "fewer if half the budget left at start cannot hold them; 0: each mailbox's own only")       \
   X(receives_posted, "MAILROOM_RECEIVES_POSTED", count, 8,                                       \
     "receives kept posted per PE (each holds one buffer)")                                       \
   X(shared_slots, "MAILROOM_SHARED_SLOTS", count, 32,                                            \
@@ -28,9 +33,10 @@ namespace mailroom {
     "bytes per buffer to a PE of the same node (a shared slot), at most MAILROOM_BUFFER_BYTES; " \
     "0: 128 KiB / PEs per node, at least 4 KiB")                                                 \
   X(budget_bytes, "MAILROOM_BUDGET_BYTES", bytes, 256ull << 20,                                  \
-    "aggregation memory budget per PE: each mailbox reserves a buffer per lane plus credits "    \
-    "buffers per lane and per link in (direct: P x buffer x (1 + 2 x credits)); one that "       \
-    "cannot fit even 1 credit is an error")                                                     \
+    "aggregation memory budget per PE: the posted receives, the shared pool and the link pool "  \
+    "at start; each mailbox 2 buffers per lane and 1 per link in to other nodes (direct: "       \
+    "P x buffer x 3), and its lanes within the node from the shared pool while it lasts; one "   \
+    "that does not fit is an error")                                                             \
   X(symmetric_heap_bytes, "MAILROOM_SYMMETRIC_HEAP_BYTES", bytes, 1ull << 30,                    \
     "virtual size of the symmetric heap reserved at the same address on every PE")              \
   X(idle_sleep_ns, "MAILROOM_IDLE_SLEEP_NS", count, 0,                                          \

@@ -26,7 +26,7 @@ std::size_t conveyor_core::table_bytes(const routes& r, bool delta_records) noex
   // Per lane: its fill (or delta lane), items, bytes and buffers shipped, credits in use,
   // forwarded items and limits; per link in: whether it has ended (end of stream).
   const std::size_t per_lane = (delta_records ? sizeof(lane) : sizeof(fill)) +
-                               3 * sizeof(std::int64_t) + 2 * sizeof(std::uint32_t) +
+                               3 * sizeof(std::int64_t) + 3 * sizeof(std::uint32_t) +
                                sizeof(lane_limit);
   std::size_t links_in = 0;
   for (const auto& peers : r.in_peers) links_in += peers.size();
@@ -49,7 +49,8 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
       buffers_to_(static_cast<std::size_t>(rt_.lanes()), 0),
       forwarded_in_(routed_ ? static_cast<std::size_t>(rt_.lanes()) : 0, 0),
       outstanding_(static_cast<std::size_t>(rt_.lanes()), 0),
-      limits_(static_cast<std::size_t>(rt_.lanes())) {
+      limits_(static_cast<std::size_t>(rt_.lanes())),
+      shared_out_(static_cast<std::size_t>(rt_.lanes()), 0) {
   for (std::size_t c = 0; c < k_link_classes; ++c) {
     links_open_[c] = static_cast<int>(rt_.in_peers[c].size());
     ended_[c].assign(rt_.in_peers[c].size(), 0);
@@ -72,7 +73,10 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
     lane_limit& lim = limits_[l];
     lim.slot = taken_.in_slots && ex_.on_node(rt_.peer[l]);
     lim.offset = lim.slot ? node_offset : 0;
-    lim.credits = lim.slot ? taken_.node_credits : taken_.credits;
+    // A lane to another node: one credit of its own, more from the link pool (reserved once for
+    // all conveyors: docs/design.md, flow control).
+    lim.shared = !ex_.on_node(rt_.peer[l]);
+    lim.credits = lim.slot ? taken_.node_credits : lim.shared ? 1 : taken_.credits;
   }
   MAILROOM_ASSERT(capacity_ >= k_header_bytes + k_delta_run_header + 8 * k_delta_words);
   for (std::size_t w = 1; w <= k_delta_words; ++w)
@@ -97,8 +101,11 @@ conveyor_core::~conveyor_core() {
     for (auto& t : queue) ex_.release_arrival(t.source, t.buf);
   for (auto& [lane_no, buf] : backlog_) ex_.release(buf);
   ex_.backlog_changed(-static_cast<int>(backlog_.size()));
-  // Acknowledgements still to come are dropped on arrival (this conveyor is gone).
+  // Acknowledgements still to come are dropped on arrival (this conveyor is gone); those for
+  // buffers on credits of the link pool give them back there.
   ex_.unacknowledged -= unacknowledged();
+  for (std::size_t l = 0; l < shared_out_.size(); ++l)
+    if (shared_out_[l] > 0) ex_.owe_shared(l, shared_out_[l]);
   ex_.release(taken_);
   ex_.add_ended(*this);
   ex_.detach(id_);
@@ -238,7 +245,7 @@ void conveyor_core::ship(int lane_no) noexcept {
   const int dest = rt_.peer[l];
   if (dest == me_) {
     deliver(me_, buf);  // own PE: no MPI
-  } else if (outstanding_[l] < limits_[l].credits) {
+  } else if (outstanding_[l] < limits_[l].credits || take_shared(l)) {
     ++outstanding_[l];
     ++ex_.unacknowledged;
     ex_.send(dest, buf);
@@ -268,17 +275,35 @@ void conveyor_core::credit(int peer, std::uint32_t cls) noexcept {
   MAILROOM_CHECK(lane_no >= 0 && outstanding_[static_cast<std::size_t>(lane_no)] > 0,
                  "mailbox #{}: an acknowledgement from PE {} (link class {}) for no buffer sent",
                  id_, peer, cls);
-  --outstanding_[static_cast<std::size_t>(lane_no)];
+  const auto l = static_cast<std::size_t>(lane_no);
+  --outstanding_[l];
   --ex_.unacknowledged;
-  for (auto it = backlog_.begin(); it != backlog_.end(); ++it) {
-    if (it->first != lane_no) continue;
+  // A credit of the link pool goes back there first (any conveyor may take it again).
+  if (shared_out_[l] > 0) {
+    --shared_out_[l];
+    ex_.give_shared(l);
+  }
+  retry_backlog(lane_no);
+}
+
+void conveyor_core::retry_backlog(int only) noexcept {
+  for (auto it = backlog_.begin(); it != backlog_.end();) {
+    const auto l = static_cast<std::size_t>(it->first);
+    if (only >= 0 && it->first != only) {
+      ++it;
+      continue;
+    }
+    if (!(outstanding_[l] < limits_[l].credits || take_shared(l))) {
+      if (only >= 0) return;  // (in order: the lane's next buffers wait as well)
+      ++it;
+      continue;
+    }
     std::byte* buf = it->second;
-    backlog_.erase(it);
+    it = backlog_.erase(it);
     ex_.backlog_changed(-1);
-    ++outstanding_[static_cast<std::size_t>(lane_no)];
+    ++outstanding_[l];
     ++ex_.unacknowledged;
-    ex_.send(peer, buf);
-    return;
+    ex_.send(rt_.peer[l], buf);
   }
 }
 

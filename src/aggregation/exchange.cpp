@@ -130,7 +130,8 @@ void exchange::start_routes(const config& cfg) {
       break;
     const int mine = layout.node(me_);
     const mailbox_shape s = shape_of(routes_, [&](int p) { return layout.node(p) == mine; });
-    const bool fits = auto_fits(s, capacity_, credits_, budget_);
+    const bool fits =
+        auto_fits(s, capacity_, static_cast<std::uint32_t>(cfg.link_credits), budget_);
     if (transport::allreduce_min(fits ? 1 : 0) == 1) break;
     routing_ = next_routing(routing_, widest);
   }
@@ -191,6 +192,17 @@ void exchange::start_shared(const config& cfg) {
   // A pool too small for any conveyor stays unused: its pages are never touched, and the budget
   // it was reserved from goes back to the heap.
   if (slots_ > 0 && slot_need_ > slots_) reserved_ -= part;
+  // The link pool: credits per lane to another node that any conveyor may use beyond its own
+  // one, reserved here once for all of them, on the receiving side as well (per link in). The
+  // same on every PE: what a sender may have in flight is what its receiver reserved.
+  link_credits_ = static_cast<std::uint32_t>(transport::allreduce_min(static_cast<std::int64_t>(
+      link_credits_that_fit(shape_, capacity_, budget_left(),
+                            static_cast<std::uint32_t>(cfg.link_credits)))));
+  reserved_ += link_pool_bytes(shape_, capacity_, link_credits_);
+  shared_free_.assign(static_cast<std::size_t>(routes_.lanes()), 0);
+  owed_.assign(shared_free_.size(), 0);
+  for (std::size_t l = 0; l < shared_free_.size(); ++l)
+    if (!on_node(routes_.peer[l])) shared_free_[l] = link_credits_;
   node_->node_barrier();  // every ring is in place before anyone hands over a slot
 }
 
@@ -483,6 +495,12 @@ void exchange::acknowledge(int source, std::uint32_t id) {
 bool exchange::progress() {
   const bool shared = slots_ > 0 && poll_shared();
   bool any = (channel_->poll() > 0) || shared;
+  if (pool_returned_ && backlogged_ > 0) {
+    // Credits of the link pool came back while buffers wait: any conveyor may take them.
+    pool_returned_ = false;
+    for (conveyor_core* c : conveyors_)
+      if (c != nullptr && c->backlogged()) c->retry_backlog();
+  }
   if (!forwarding_.empty()) {
     // (Taken out first: forwarding may queue more, for the next call.)
     forwarding_now_.swap(forwarding_);
@@ -526,9 +544,15 @@ void exchange::acknowledged(int source, const std::uint32_t* ids, std::size_t n)
 
 void exchange::credit(std::uint32_t tagged_id, int peer) noexcept {
   const std::uint32_t id = tagged_id & ((1u << k_id_bits) - 1);
-  // A conveyor may be gone already: it had terminated, so its credits no longer matter.
-  if (id < conveyors_.size() && conveyors_[id] != nullptr)
+  // A conveyor may be gone already: it had terminated, so its own credits no longer matter,
+  // but those it held of the link pool go back there.
+  if (id < conveyors_.size() && conveyors_[id] != nullptr) {
     conveyors_[id]->credit(peer, tagged_id >> k_id_bits);
+  } else if (const int l = routes_.lane(tagged_id >> k_id_bits, peer);
+             l >= 0 && owed_[static_cast<std::size_t>(l)] > 0) {
+    --owed_[static_cast<std::size_t>(l)];
+    give_shared(static_cast<std::size_t>(l));
+  }
 }
 
 }  // namespace mailroom::detail

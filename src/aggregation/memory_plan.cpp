@@ -68,17 +68,33 @@ std::size_t mailbox_slots(const mailbox_shape& s, std::uint32_t c_node) noexcept
 
 std::size_t mailbox_reservation(const mailbox_shape& s, std::size_t capacity, std::uint32_t c,
                                 bool in_slots) noexcept {
-  std::size_t lanes = s.far_lanes, in = s.far_links_in;
+  // Lanes to other nodes: one filling and one in flight on the mailbox's own credit, one arrived
+  // per link in (more in flight come from the link pool: link_pool_bytes).
+  std::size_t bytes = capacity * (2 * s.far_lanes + s.far_links_in);
   if (!in_slots) {
-    lanes += s.node_lanes + s.self_lanes;
-    in += s.node_links_in + s.self_lanes;
+    const std::size_t lanes = s.node_lanes + s.self_lanes, in = s.node_links_in + s.self_lanes;
+    bytes += capacity * (lanes + static_cast<std::size_t>(c) * (lanes + in));
   }
-  return capacity * (lanes + static_cast<std::size_t>(c) * (lanes + in));
+  return bytes;
+}
+
+std::size_t link_pool_bytes(const mailbox_shape& s, std::size_t capacity,
+                            std::uint32_t k) noexcept {
+  return capacity * k * (s.far_lanes + s.far_links_in);
+}
+
+std::uint32_t link_credits_that_fit(const mailbox_shape& s, std::size_t capacity,
+                                    std::size_t left, std::uint32_t most) noexcept {
+  const std::size_t per_credit = link_pool_bytes(s, capacity, 1);
+  if (per_credit == 0) return most;
+  return static_cast<std::uint32_t>(std::min<std::size_t>(most, left / 2 / per_credit));
 }
 
 bool auto_fits(const mailbox_shape& s, std::size_t capacity, std::uint32_t credits,
                std::size_t budget) noexcept {
-  return k_auto_mailboxes * mailbox_reservation(s, capacity, credits, true) <= budget;
+  return link_pool_bytes(s, capacity, credits) +
+             k_auto_mailboxes * mailbox_reservation(s, capacity, credits, true) <=
+         budget;
 }
 
 std::uint32_t credits_that_fit(const mailbox_shape& s, std::size_t capacity, std::size_t left,

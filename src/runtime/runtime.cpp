@@ -67,9 +67,11 @@ void start(int* argc, char*** argv, communicator comm) {
   detail::finalize_lambda_registry();
   detail::exchange::start(cfg);
   if (cfg.verbose > 0 && transport::rank() == 0) {
-    const auto& r = detail::exchange::get().job_routes();
+    const auto& ex = detail::exchange::get();
+    const auto& r = ex.job_routes();
     std::fprintf(stderr, "mailroom: routing %s: %d lanes per typed mailbox on rank 0, %d network "
-                 "peers\n", routing_in_use(), r.lanes(), r.network_peers());
+                 "peers, %u link pool credits per lane to another node\n", routing_in_use(),
+                 r.lanes(), r.network_peers(), ex.link_credits());
   }
   g_barrier = std::make_unique<transport::collective_context>();
   g_quiesce = std::make_unique<transport::collective_context>();

@@ -92,9 +92,29 @@ TEST(MemoryPlan, NodeRoutingTakesOnlyTheNetworkLinksFromTheBudget) {
   EXPECT_EQ(s.node_lanes, 3u * 3);  // final, transit and delivery to the 3 others
   EXPECT_EQ(s.far_lanes, static_cast<std::size_t>(r.network_peers() > 0 ? 1 : 0));
   EXPECT_EQ(s.far_lanes + s.self_lanes + s.node_lanes, static_cast<std::size_t>(r.lanes()));
-  EXPECT_EQ(mailbox_reservation(s, 8 * k_kib, 2, true),
-            8 * k_kib * (s.far_lanes + 2 * (s.far_lanes + s.far_links_in)));
+  // Per lane to another node one filling and one in flight on the mailbox's own credit, per
+  // link in one arrived, whatever the credits: the link pool holds the rest, once per PE.
+  for (const std::uint32_t c : {1u, 2u, 4u})
+    EXPECT_EQ(mailbox_reservation(s, 8 * k_kib, c, true),
+              8 * k_kib * (2 * s.far_lanes + s.far_links_in));
+  EXPECT_EQ(link_pool_bytes(s, 8 * k_kib, 4), 8 * k_kib * 4 * (s.far_lanes + s.far_links_in));
   EXPECT_EQ(mailbox_slots(s, 1), 9u * 2 + 2u * 3);
+}
+
+TEST(MemoryPlan, TheLinkPoolTakesAtMostHalfOfWhatIsLeft) {
+  mailbox_shape s;
+  s.far_lanes = 2;
+  s.far_links_in = 3;
+  const std::size_t one = link_pool_bytes(s, 32 * k_kib, 1);
+  EXPECT_EQ(one, 5 * 32 * k_kib);
+  EXPECT_EQ(link_credits_that_fit(s, 32 * k_kib, 100 * one, 4), 4u);
+  EXPECT_EQ(link_credits_that_fit(s, 32 * k_kib, 6 * one, 4), 3u);
+  EXPECT_EQ(link_credits_that_fit(s, 32 * k_kib, one, 4), 0u);  // own credits only
+  EXPECT_EQ(link_credits_that_fit(mailbox_shape{}, 32 * k_kib, 0, 4), 4u);  // no link: free
+  // auto's test: the pool once and four mailboxes.
+  const std::size_t mailbox = mailbox_reservation(s, 32 * k_kib, 4, true);
+  EXPECT_TRUE(auto_fits(s, 32 * k_kib, 4, 4 * one + 4 * mailbox));
+  EXPECT_FALSE(auto_fits(s, 32 * k_kib, 4, 4 * one + 4 * mailbox - 1));
 }
 
 TEST(MemoryPlan, RoutedTablesDoNotGrowWithThePes) {

@@ -213,6 +213,9 @@ class conveyor_core {
   /// `peer` acknowledged one buffer of the lane of class `cls` to it: send the next one waiting
   /// for it, if any.
   void credit(int peer, std::uint32_t cls) noexcept;
+  /// Ships what waits in the backlog for a credit and has one now (only lane `only`'s buffers
+  /// if it is not -1): after an acknowledgement, or a credit of the link pool given back.
+  void retry_backlog(int only = -1) noexcept;
 
   [[nodiscard]] bool has_arrivals() const noexcept { return !arrivals_.empty(); }
   [[nodiscard]] std::size_t arrivals() const noexcept { return arrivals_.size(); }
@@ -742,12 +745,22 @@ class conveyor_core {
   // fills a shared slot of node_capacity bytes when the conveyor's node lanes are in slots; its
   // fill's buf then points `offset` = capacity - node_capacity bytes before the buffer, so that
   // the sends' one compare against capacity_ holds for every lane.
+  // A lane to another node has one credit of its own and may take more from the exchange's link
+  // pool (`shared`), shared by the PE's conveyors; shared_out_ counts those it holds.
   struct lane_limit {
     std::uint32_t offset = 0;
     std::uint32_t credits = 0;
     bool slot = false;
+    bool shared = false;
   };
   std::vector<lane_limit> limits_;
+  std::vector<std::uint32_t> shared_out_;
+  // Takes a credit of the link pool for lane l, if it has one free.
+  bool take_shared(std::size_t l) noexcept {
+    if (!limits_[l].shared || !ex_.take_shared(l)) return false;
+    ++shared_out_[l];
+    return true;
+  }
   std::deque<arrival> arrivals_;
   std::int64_t sent_items_ = 0, received_items_ = 0, processed_items_ = 0, forwarded_items_ = 0;
   std::uint64_t refused_ = 0;
@@ -762,13 +775,14 @@ class conveyor_core {
 };
 
 // Whether lane `lane_no` may ship a buffer now: the own PE has fewer than 2c buffers arrived and
-// unhandled (as the reservation counts), another PE fewer than c unacknowledged. Inline: the
-// idle flush asks it for every lane with items.
+// unhandled (as the reservation counts), another PE fewer than c unacknowledged or (a lane to
+// another node) a credit free in the link pool. Inline: the idle flush asks it for every lane
+// with items.
 inline bool conveyor_core::can_ship(int lane_no) const noexcept {
   const auto l = static_cast<std::size_t>(lane_no);
-  const std::uint32_t c = limits_[l].credits;
-  if (rt_.peer[l] == me_) return arrivals_.size() < 2 * static_cast<std::size_t>(c);
-  return outstanding_[l] < c;
+  const lane_limit& lim = limits_[l];
+  if (rt_.peer[l] == me_) return arrivals_.size() < 2 * static_cast<std::size_t>(lim.credits);
+  return outstanding_[l] < lim.credits || (lim.shared && ex_.shared_free(l));
 }
 
 }  // namespace mailroom::detail

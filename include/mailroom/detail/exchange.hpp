@@ -119,6 +119,23 @@ class exchange final : public transport::channel_sink {
   /// Acknowledges one handled buffer of conveyor `id` from `source`, at once: a sender waiting
   /// for the credit must not wait for this PE's next progress call (docs/design.md, credits).
   void acknowledge(int source, std::uint32_t id);
+  /// The link pool: credits for lane l (of every conveyor: they share the job's routes) to
+  /// another node, which any conveyor may take beyond its own (docs/design.md, flow control).
+  [[nodiscard]] bool shared_free(std::size_t l) const noexcept { return shared_free_[l] > 0; }
+  bool take_shared(std::size_t l) noexcept {
+    if (shared_free_[l] == 0) return false;
+    --shared_free_[l];
+    return true;
+  }
+  void give_shared(std::size_t l) noexcept {
+    ++shared_free_[l];
+    pool_returned_ = true;
+  }
+  /// A conveyor destroyed with `n` buffers on lane l's pool credits unacknowledged: their
+  /// acknowledgements give them back.
+  void owe_shared(std::size_t l, std::uint32_t n) noexcept { owed_[l] += n; }
+  /// Credits of the link pool per lane to (and link in from) another node.
+  [[nodiscard]] std::uint32_t link_credits() const noexcept { return link_credits_; }
   /// Conveyors report buffers entering (+1) and leaving (-1) their credit backlogs.
   void backlog_changed(int delta) noexcept { backlogged_ += delta; }
   /// True when no buffer of this PE waits for a credit.
@@ -236,6 +253,9 @@ class exchange final : public transport::channel_sink {
   [[nodiscard]] bool own_slot(const std::byte* buf) const noexcept {
     return buf >= my_slots_ && buf < my_slots_ + std::size_t{slots_} * node_capacity_;
   }
+  std::uint32_t link_credits_ = 0;
+  std::vector<std::uint32_t> shared_free_, owed_;  // per lane: the link pool (see take_shared)
+  bool pool_returned_ = false;  // a pool credit came back (progress retries the backlogs)
   std::vector<int> node_pes_;      // world ranks of this node's PEs, ascending (their index)
   bool node_contiguous_ = true;    // node_pes_ is a range of ranks
   // PE p's index among this node's PEs, or -1 on another node: no table per PE.

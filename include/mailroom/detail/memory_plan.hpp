@@ -4,9 +4,11 @@
 //
 // A mailbox's lanes to the PEs of its node (itself included) fill slots of the PE's shared pool
 // when the pool has room for them (its "slot lanes"): small buffers, few credits, and nothing
-// reserved on the receiving side, whose handlers read the sender's slot in place. Its other
-// lanes, and all of them when the pool is full, take heap buffers from the budget: per lane one
-// filling and c unacknowledged, per link in c arrived and unhandled (docs/design.md, memory).
+// reserved on the receiving side, whose handlers read the sender's slot in place. Its lanes to
+// other nodes take heap buffers from the budget: per lane one filling and one in flight on the
+// mailbox's own credit, per link in one arrived; more in flight come from the PE's link pool,
+// shared by its mailboxes. When the pool is full, a mailbox's lanes within the node take heap
+// buffers too, c credits each (docs/design.md, memory).
 #pragma once
 
 #include "mailroom/detail/routes.hpp"
@@ -62,15 +64,26 @@ template <class OnNode>
 /// Slots a mailbox takes from its PE's pool with c_node credits per slot lane: one filling and
 /// c_node handed over per lane, 2 c_node arrived for the own PE.
 [[nodiscard]] std::size_t mailbox_slots(const mailbox_shape& s, std::uint32_t c_node) noexcept;
-/// Heap bytes a mailbox reserves with c credits (buffers of `capacity` bytes): only the lanes to
-/// and links from other nodes when its node lanes are in slots, else every lane and link in (the
-/// own PE's lanes count both ways: 2c arrived).
+/// Heap bytes a mailbox reserves (buffers of `capacity` bytes): per lane to another node one
+/// filling and one in flight on its own credit, per link in from another node one arrived (the
+/// link pool holds the rest: link_pool_bytes); and when its node lanes are not in slots, those
+/// lanes and links with c credits each (the own PE's lanes count both ways: 2c arrived).
 [[nodiscard]] std::size_t mailbox_reservation(const mailbox_shape& s, std::size_t capacity,
                                               std::uint32_t c, bool in_slots) noexcept;
-/// The budget test of `auto` routing: whether k_auto_mailboxes mailboxes of shape `s` with
-/// `credits` credits hold their lanes and links to other nodes (the shared pool takes the
-/// others) within `budget`. A routing that fails it is widened (detail/routes.hpp,
-/// next_routing): direct at 1,024 PEs on nodes of one PE reserves 288 MiB per mailbox.
+/// Heap bytes of a PE's link pool with k credits per lane to and link in from another node:
+/// buffers in flight that any mailbox may use beyond its own credit, reserved once, not per
+/// mailbox (docs/design.md, flow control).
+[[nodiscard]] std::size_t link_pool_bytes(const mailbox_shape& s, std::size_t capacity,
+                                          std::uint32_t k) noexcept;
+/// The link pool's credits when `left` bytes of the budget are free: `most`, or as many as half
+/// of `left` holds (the other half is for the mailboxes).
+[[nodiscard]] std::uint32_t link_credits_that_fit(const mailbox_shape& s, std::size_t capacity,
+                                                  std::size_t left, std::uint32_t most) noexcept;
+/// The budget test of `auto` routing: whether the link pool with `credits` credits and
+/// k_auto_mailboxes mailboxes of shape `s` hold their lanes and links to other nodes (the shared
+/// pool takes the others) within `budget`. A routing that fails it is widened
+/// (detail/routes.hpp, next_routing): direct at 1,024 PEs on nodes of one PE reserves 512 MiB
+/// for the link pool and 96 MiB per mailbox.
 inline constexpr std::size_t k_auto_mailboxes = 4;
 [[nodiscard]] bool auto_fits(const mailbox_shape& s, std::size_t capacity, std::uint32_t credits,
                              std::size_t budget) noexcept;
