@@ -402,6 +402,7 @@ void exchange::detach(std::uint32_t id) noexcept {
   std::erase(forwarding_, conveyors_[id]);
   conveyors_[id] = nullptr;
   --live_;
+  while (first_live_ < conveyors_.size() && conveyors_[first_live_] == nullptr) ++first_live_;
 }
 
 std::byte* exchange::acquire() noexcept {
@@ -498,8 +499,8 @@ bool exchange::progress() {
   if (pool_returned_ && backlogged_ > 0) {
     // Credits of the link pool came back while buffers wait: any conveyor may take them.
     pool_returned_ = false;
-    for (conveyor_core* c : conveyors_)
-      if (c != nullptr && c->backlogged()) c->retry_backlog();
+    for (std::size_t id = first_live_; id < conveyors_.size(); ++id)
+      if (conveyor_core* c = conveyors_[id]; c != nullptr && c->backlogged()) c->retry_backlog();
   }
   if (!forwarding_.empty()) {
     // (Taken out first: forwarding may queue more, for the next call.)

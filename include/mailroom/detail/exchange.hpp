@@ -283,6 +283,7 @@ class exchange final : public transport::channel_sink {
   std::size_t pool_bytes_ = 0, peak_pool_bytes_ = 0;
   long backlogged_ = 0;
   std::vector<conveyor_core*> conveyors_;  // indexed by id; null once detached
+  std::size_t first_live_ = 0;             // conveyors_ before it are all detached
   statistics ended_;                       // of the conveyors destroyed so far
   std::unordered_map<std::uint32_t, std::vector<std::pair<int, std::byte*>>> early_;
   std::uint32_t next_id_ = 0;
