@@ -79,19 +79,18 @@ routing_plan plan_for(routing r, const config& cfg, const node_plan& node, int p
     slot_need = std::max(slot_need, detail::mailbox_slots(shapes.back(), node.node_credits));
   }
   bool auto_fits = true;
+  // Reserved at start: the posted receives and the shared pool (a pool too small for any
+  // mailbox stays unused, and is not reserved from the budget).
+  const std::size_t receives = cfg.receives_posted * node.capacity;
+  const std::size_t pool =
+      slot_need <= node.slots ? detail::pool_bytes(node.slots, node.size, node.node_capacity) : 0;
   // The link pool's credits: the least any PE's budget holds, as the runtime agrees on them.
   std::uint32_t link_credits = static_cast<std::uint32_t>(cfg.link_credits);
-  {
-    const std::size_t receives = cfg.receives_posted * node.capacity;
-    const std::size_t pool = slot_need <= node.slots
-                                 ? detail::pool_bytes(node.slots, node.size, node.node_capacity)
-                                 : 0;
-    const std::size_t left =
-        cfg.budget_bytes > receives + pool ? cfg.budget_bytes - receives - pool : 0;
-    for (const auto& shape : shapes)
-      link_credits = std::min(
-          link_credits, detail::link_credits_that_fit(shape, node.capacity, left, link_credits));
-  }
+  const std::size_t left_at_start =
+      cfg.budget_bytes > receives + pool ? cfg.budget_bytes - receives - pool : 0;
+  for (const auto& shape : shapes)
+    link_credits = std::min(link_credits, detail::link_credits_that_fit(
+                                              shape, node.capacity, left_at_start, link_credits));
   for (std::size_t k = 0; k < pe_list.size(); ++k) {
     const int pe = pe_list[k];
     const detail::routes& job = jobs[k];
@@ -105,15 +104,13 @@ routing_plan plan_for(routing r, const config& cfg, const node_plan& node, int p
     p.lanes = job.lanes();
     p.links_in = static_cast<int>(in);
     p.network_peers = job.routed ? job.network_peers() : pes - node.size;
-    p.receives = cfg.receives_posted * node.capacity;
+    p.receives = receives;
     p.shared = detail::pool_bytes(node.slots, node.size, node.node_capacity);
-    // Mailboxes take their reservations in turn, as the runtime's: slots while the pool lasts,
-    // and from what the budget leaves.
-    // (A pool too small for any mailbox stays unused, and is not reserved from the budget.)
     p.link_credits = link_credits;
     p.buffers = detail::link_pool_bytes(shape, node.capacity, link_credits);
-    std::size_t reserved = p.receives + (slot_need <= node.slots ? p.shared : 0) + p.buffers,
-                slots_taken = 0;
+    // Mailboxes take their reservations in turn, as the runtime's: slots while the pool lasts,
+    // and from what the budget leaves.
+    std::size_t reserved = receives + pool + p.buffers, slots_taken = 0;
     for (int m = 0; m < mailboxes; ++m) {
       const bool in_slots = node.slots > 0 && slots_taken + slot_need <= node.slots;
       const std::size_t left = cfg.budget_bytes > reserved ? cfg.budget_bytes - reserved : 0;

@@ -269,16 +269,17 @@ routes routes::node(int me, const node_layout& l) {
   // The lanes within the node, then a network lane per node whose link this PE owns.
   add_node_lanes(r, me, i, mine, nodes > 1, false);
   r.network_base = r.lanes();
-  r.node_hop.assign(static_cast<std::size_t>(nodes), 0);  // this node: the final lanes
+  // Per other node: its network lane if this PE owns the link, else the transit lane to the
+  // owner (this node: 0, the final lanes).
+  r.node_hop.assign(static_cast<std::size_t>(nodes), 0);
   for (int b = 0; b < nodes; ++b)
-    if (b != a && b % size == i) {
+    if (b != a)
       r.node_hop[static_cast<std::size_t>(b)] =
-          k_prefixed | static_cast<std::uint32_t>(add_lane(r, l.pe(b, a % l.size(b)), k_network));
-    }
+          k_prefixed |
+          (b % size == i
+               ? static_cast<std::uint32_t>(add_lane(r, l.pe(b, a % l.size(b)), k_network))
+               : transit_lane(r, k_transit, b % size));
   check_room(r, l.widest(), "node");
-  for (int b = 0; b < nodes; ++b)
-    if (b != a && b % size != i)
-      r.node_hop[static_cast<std::size_t>(b)] = k_prefixed | transit_lane(r, k_transit, b % size);
 
   // What ends here besides the node's lanes: the network lanes of the nodes whose link to this
   // one lands here (node c's link to node a is owned by its PE a mod size(c), lands on PE
