@@ -4,6 +4,8 @@
 
 #include "mailroom/detail/memory_plan.hpp"
 
+#include <cstdio>
+
 namespace mailroom::detail {
 
 namespace {
@@ -50,7 +52,7 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
       forwarded_in_(routed_ ? static_cast<std::size_t>(rt_.lanes()) : 0, 0),
       outstanding_(static_cast<std::size_t>(rt_.lanes()), 0),
       limits_(static_cast<std::size_t>(rt_.lanes())),
-      shared_out_(static_cast<std::size_t>(rt_.lanes()), 0) {
+      pool_out_(static_cast<std::size_t>(rt_.lanes()), 0) {
   for (std::size_t c = 0; c < k_link_classes; ++c) {
     links_open_[c] = static_cast<int>(rt_.in_peers[c].size());
     ended_[c].assign(rt_.in_peers[c].size(), 0);
@@ -91,6 +93,16 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
     dest_mask_ = 0;
   }
   id_ = ex_.attach(this);
+  // A mailbox the shared pool has no room for costs far more (its buffers within the node come
+  // from the budget, full size, on both ends): say so once per mailbox where asked.
+  if (!taken_.in_slots && ex_.shared_slots() > 0 && me_ == 0 && current_config().verbose > 0)
+    std::fprintf(stderr,
+                 "mailroom: mailbox #%u: no room in the shared pool (%u slots per PE); its "
+                 "buffers within the node take %zu bytes of the budget per PE instead (raise "
+                 "MAILROOM_SHARED_SLOTS)\n",
+                 id_, ex_.shared_slots(),
+                 mailbox_reservation(ex_.shape(), capacity_, taken_.credits, false) -
+                     mailbox_reservation(ex_.shape(), capacity_, taken_.credits, true));
 }
 
 conveyor_core::~conveyor_core() {
@@ -102,10 +114,17 @@ conveyor_core::~conveyor_core() {
   for (auto& [lane_no, buf] : backlog_) ex_.release(buf);
   ex_.backlog_changed(-static_cast<int>(backlog_.size()));
   // Acknowledgements still to come are dropped on arrival (this conveyor is gone); those for
-  // buffers on credits of the link pool give them back there.
+  // buffers on credits of the link pool give them back there. Extra slots go back at once (a
+  // slot still on its way back is free again soon: until then a lane that finds none free takes
+  // a heap buffer).
   ex_.unacknowledged -= unacknowledged();
-  for (std::size_t l = 0; l < shared_out_.size(); ++l)
-    if (shared_out_[l] > 0) ex_.owe_shared(l, shared_out_[l]);
+  for (std::size_t l = 0; l < pool_out_.size(); ++l) {
+    if (pool_out_[l] == 0) continue;
+    if (limits_[l].shared)
+      ex_.owe_shared(l, pool_out_[l]);
+    else
+      ex_.give_slot_extra(pool_out_[l]);
+  }
   ex_.release(taken_);
   ex_.add_ended(*this);
   ex_.detach(id_);
@@ -127,9 +146,14 @@ bool conveyor_core::make_room(int lane_no, std::size_t need) noexcept {
     ship(lane_no);
   }
   if (f.buf == nullptr) {
-    // A slot lane whose pool has none free (after spills) takes a heap buffer and uses the same
-    // bytes of it; sent through MPI.
+    // A slot lane to another PE holds its own slot or takes an extra (slot_for); without one the
+    // push waits for a slot to come back, as for a credit. A slot lane whose pool has none free
+    // (after spills) takes a heap buffer and uses the same bytes of it; sent through MPI.
     const lane_limit& lim = limits_[l];
+    if (lim.slot && rt_.peer[l] != me_ && !slot_for(l)) {
+      ++refused_;
+      return false;
+    }
     std::byte* buf = lim.slot ? ex_.acquire_slot(rt_.peer[l]) : nullptr;
     if (buf == nullptr) buf = ex_.acquire();
     f.buf = buf - lim.offset;
@@ -278,10 +302,16 @@ void conveyor_core::credit(int peer, std::uint32_t cls) noexcept {
   const auto l = static_cast<std::size_t>(lane_no);
   --outstanding_[l];
   --ex_.unacknowledged;
-  // A credit of the link pool goes back there first (any conveyor may take it again).
-  if (shared_out_[l] > 0) {
-    --shared_out_[l];
-    ex_.give_shared(l);
+  // A credit of the link pool goes back there first (any conveyor may take it again); so does
+  // an extra slot the lane no longer needs (it holds its own slot, or none).
+  if (pool_out_[l] > 0) {
+    if (limits_[l].shared) {
+      --pool_out_[l];
+      ex_.give_shared(l);
+    } else if (outstanding_[l] + (fill_of(l).buf != nullptr ? 1u : 0u) < 1 + pool_out_[l]) {
+      --pool_out_[l];
+      ex_.give_slot_extra();
+    }
   }
   retry_backlog(lane_no);
 }

@@ -282,6 +282,8 @@ exchange::~exchange() {
   for (auto& [id, list] : early_)
     for (auto& [src, buf] : list) release_arrival(src, buf);
   for (std::byte* b : free_) ::operator delete[](b, k_align);
+  MAILROOM_CHECK(slot_extras_taken_ == 0, "{} slots of the shared pool beyond the mailboxes' "
+                 "reservations were never given back", slot_extras_taken_);
   node_.reset();  // collective
 }
 

@@ -63,7 +63,8 @@ std::size_t pool_bytes(std::uint32_t slots, int node_size, std::size_t node_capa
 }
 
 std::size_t mailbox_slots(const mailbox_shape& s, std::uint32_t c_node) noexcept {
-  return s.node_lanes * (1 + c_node) + s.self_lanes * (1 + 2 * std::size_t{c_node});
+  // A lane to another PE of the node: its own slot (the shared rest of the pool pipelines).
+  return s.node_lanes + s.self_lanes * (1 + 2 * std::size_t{c_node});
 }
 
 std::size_t mailbox_reservation(const mailbox_shape& s, std::size_t capacity, std::uint32_t c,

@@ -76,6 +76,9 @@ int run(int argc, char** argv) {
   const int me = mr::this_pe().rank();
   const int pes = mr::num_pes();
   const std::int64_t n = argc > 1 ? std::atoll(argv[1]) : 20000;
+  // Optional: the mailboxes whose lanes within the node must be in the shared pool's slots, with
+  // no slot left beyond their reservations (a pool sized to hold exactly their own slots).
+  const long in_slots_wanted = argc > 2 ? std::atol(argv[2]) : -1;
   // Unequal senders, one of them silent (at 2 PEs and more): empty streams must terminate too.
   // (me % 16: at thousands of simulated PEs the spread stays within 16 steps of n.)
   const std::int64_t n_here = me % 3 == 1 ? 0 : n + 97 * (me % 16);
@@ -198,6 +201,14 @@ int run(int argc, char** argv) {
                 "slots in the shared pool\n",
                 me, static_cast<unsigned long long>(ex.handed_over()),
                 static_cast<unsigned long long>(ex.sent_through_mpi()), ex.shared_slots());
+    ++failures;
+  }
+  if (in_slots_wanted >= 0 && (ex.conveyors_in_slots() != static_cast<std::uint64_t>(in_slots_wanted) ||
+                               ex.slot_extras_free() != 0)) {
+    std::printf("rank %d: %llu mailboxes in the shared pool's %u slots (expected %ld), %u slots "
+                "beyond their reservations (expected 0)\n",
+                me, static_cast<unsigned long long>(ex.conveyors_in_slots()), ex.shared_slots(),
+                in_slots_wanted, ex.slot_extras_free());
     ++failures;
   }
   // The counters' room: every buffer sent had room for at least what it carried.

@@ -70,7 +70,7 @@ TEST(MemoryPlan, DirectRoutingOnOneNodeTakesEverythingFromThePoolOrAsBefore) {
   EXPECT_EQ(s.far_lanes, 0u);
   EXPECT_EQ(s.node_links_in, 3u);
   EXPECT_EQ(s.far_links_in, 0u);
-  EXPECT_EQ(mailbox_slots(s, 4), 3u * 5 + 9);
+  EXPECT_EQ(mailbox_slots(s, 4), 3u + 9);  // own slot per node lane, 1 + 2C for itself
   EXPECT_EQ(mailbox_reservation(s, 32 * k_kib, 4, true), 0u);
   // Without slots, the reservation is the direct formula: P x buffer x (1 + 2C).
   EXPECT_EQ(mailbox_reservation(s, 32 * k_kib, 4, false), 4 * 32 * k_kib * 9);
@@ -98,7 +98,7 @@ TEST(MemoryPlan, NodeRoutingTakesOnlyTheNetworkLinksFromTheBudget) {
     EXPECT_EQ(mailbox_reservation(s, 8 * k_kib, c, true),
               8 * k_kib * (2 * s.far_lanes + s.far_links_in));
   EXPECT_EQ(link_pool_bytes(s, 8 * k_kib, 4), 8 * k_kib * 4 * (s.far_lanes + s.far_links_in));
-  EXPECT_EQ(mailbox_slots(s, 1), 9u * 2 + 2u * 3);
+  EXPECT_EQ(mailbox_slots(s, 1), 9u + 2u * 3);
 }
 
 TEST(MemoryPlan, TheLinkPoolTakesAtMostHalfOfWhatIsLeft) {

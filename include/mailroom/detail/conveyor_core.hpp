@@ -746,7 +746,9 @@ class conveyor_core {
   // fill's buf then points `offset` = capacity - node_capacity bytes before the buffer, so that
   // the sends' one compare against capacity_ holds for every lane.
   // A lane to another node has one credit of its own and may take more from the exchange's link
-  // pool (`shared`), shared by the PE's conveyors; shared_out_ counts those it holds.
+  // pool (`shared`), shared by the PE's conveyors. A slot lane to another PE of the node has one
+  // slot of its own (filling or handed over) and takes the shared pool's extras for more. Per
+  // lane, pool_out_ counts what it holds of either pool.
   struct lane_limit {
     std::uint32_t offset = 0;
     std::uint32_t credits = 0;
@@ -754,12 +756,22 @@ class conveyor_core {
     bool shared = false;
   };
   std::vector<lane_limit> limits_;
-  std::vector<std::uint32_t> shared_out_;
+  std::vector<std::uint32_t> pool_out_;
   // Takes a credit of the link pool for lane l, if it has one free.
   bool take_shared(std::size_t l) noexcept {
     if (!limits_[l].shared || !ex_.take_shared(l)) return false;
-    ++shared_out_[l];
+    ++pool_out_[l];
     return true;
+  }
+  // Whether slot lane l may take a slot for its next buffer: its own if it holds none, else an
+  // extra of the shared pool (or, from a handler, which never waits, any free slot or the heap).
+  bool slot_for(std::size_t l) noexcept {
+    if (outstanding_[l] < 1 + pool_out_[l]) return true;
+    if (ex_.take_slot_extra()) {
+      ++pool_out_[l];
+      return true;
+    }
+    return g_may_spill;
   }
   std::deque<arrival> arrivals_;
   std::int64_t sent_items_ = 0, received_items_ = 0, processed_items_ = 0, forwarded_items_ = 0;

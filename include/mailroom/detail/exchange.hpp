@@ -136,6 +136,21 @@ class exchange final : public transport::channel_sink {
   void owe_shared(std::size_t l, std::uint32_t n) noexcept { owed_[l] += n; }
   /// Credits of the link pool per lane to (and link in from) another node.
   [[nodiscard]] std::uint32_t link_credits() const noexcept { return link_credits_; }
+  /// The shared pool's slots beyond the mailboxes' reservations (one per slot lane): a slot
+  /// lane that holds its own slot (filling or handed over) takes one of these to fill another
+  /// (docs/design.md, flow control). They count, not name, slots: any free slot will do.
+  bool take_slot_extra() noexcept {
+    if (std::size_t{slots_reserved_} + slot_extras_taken_ >= slots_) return false;
+    ++slot_extras_taken_;
+    return true;
+  }
+  void give_slot_extra(std::uint32_t n = 1) noexcept { slot_extras_taken_ -= n; }
+  /// Slots beyond the reservations that no lane holds now (0 when the reservations fill the
+  /// pool, or more than fill it once a new mailbox reserved while extras were out).
+  [[nodiscard]] std::uint32_t slot_extras_free() const noexcept {
+    const std::size_t used = std::size_t{slots_reserved_} + slot_extras_taken_;
+    return used < slots_ ? static_cast<std::uint32_t>(slots_ - used) : 0;
+  }
   /// Conveyors report buffers entering (+1) and leaving (-1) their credit backlogs.
   void backlog_changed(int delta) noexcept { backlogged_ += delta; }
   /// True when no buffer of this PE waits for a credit.
@@ -246,6 +261,7 @@ class exchange final : public transport::channel_sink {
   mailbox_shape shape_;
   std::uint32_t slot_need_ = 0;      // slots a conveyor takes from the pool (the most of any PE)
   std::uint32_t slots_reserved_ = 0;
+  std::uint32_t slot_extras_taken_ = 0;  // by slot lanes beyond their own slot
   std::uint64_t in_slots_ = 0;
   std::byte* my_slots_ = nullptr;
   std::vector<std::uint32_t> free_slots_;  // slots used before that this PE may fill again

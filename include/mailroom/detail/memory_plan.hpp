@@ -3,8 +3,9 @@
 // plan (`mailroom-bench plan`) calls them for machines it is not running on. Not API.
 //
 // A mailbox's lanes to the PEs of its node (itself included) fill slots of the PE's shared pool
-// when the pool has room for them (its "slot lanes"): small buffers, few credits, and nothing
-// reserved on the receiving side, whose handlers read the sender's slot in place. Its lanes to
+// when the pool has room for them (its "slot lanes"): small buffers, one slot of its own per
+// lane and the rest of the pool shared, and nothing reserved on the receiving side, whose
+// handlers read the sender's slot in place. Its lanes to
 // other nodes take heap buffers from the budget: per lane one filling and one in flight on the
 // mailbox's own credit, per link in one arrived; more in flight come from the PE's link pool,
 // shared by its mailboxes. When the pool is full, a mailbox's lanes within the node take heap
@@ -61,8 +62,10 @@ template <class OnNode>
 /// Bytes of a PE's part of the node memory: a ring per PE of the node, then the slots.
 [[nodiscard]] std::size_t pool_bytes(std::uint32_t slots, int node_size,
                                      std::size_t node_capacity) noexcept;
-/// Slots a mailbox takes from its PE's pool with c_node credits per slot lane: one filling and
-/// c_node handed over per lane, 2 c_node arrived for the own PE.
+/// Slots a mailbox reserves in its PE's pool: one per lane to another PE of the node (filling
+/// or handed over: the lane can always move one buffer at a time; it takes the slots beyond the
+/// reservations, which all mailboxes share, to keep up to c_node in flight), and for the own PE
+/// one filling and 2 c_node arrived.
 [[nodiscard]] std::size_t mailbox_slots(const mailbox_shape& s, std::uint32_t c_node) noexcept;
 /// Heap bytes a mailbox reserves (buffers of `capacity` bytes): per lane to another node one
 /// filling and one in flight on its own credit, per link in from another node one arrived (the
