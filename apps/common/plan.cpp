@@ -114,8 +114,8 @@ routing_plan plan_for(routing r, const config& cfg, const node_plan& node, int p
     for (int m = 0; m < mailboxes; ++m) {
       const bool in_slots = node.slots > 0 && slots_taken + slot_need <= node.slots;
       const std::size_t left = cfg.budget_bytes > reserved ? cfg.budget_bytes - reserved : 0;
-      const std::uint32_t c = detail::credits_that_fit(
-          shape, node.capacity, left, static_cast<std::uint32_t>(cfg.credits), in_slots);
+      const std::uint32_t c =
+          detail::credits_that_fit(shape, node.capacity, left, node.node_credits, in_slots);
       if (c == 0) p.fits = false;
       p.credits = c;
       const std::size_t bytes =

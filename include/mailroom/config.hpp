@@ -15,20 +15,22 @@ namespace mailroom {
   X(buffer_bytes, "MAILROOM_BUFFER_BYTES", bytes, 32768,                                          \
     "bytes per aggregation buffer to another node (one per lane and mailbox); 256 B to 16 MiB")        \
   X(credits, "MAILROOM_CREDITS", count, 4,                                                        \
-    "buffers a mailbox may have unacknowledged per lane within the node (fewer if the budget "   \
-    "cannot hold them; in the shared pool: 16 / PEs per node, 1 to this); more wait. To other "  \
-    "nodes: 1, plus the link pool")                                                              \
+    "buffers a mailbox may have unacknowledged per lane within the node: 16 / PEs per node, 1 "  \
+    "to this, fewer if the budget cannot hold them; more wait. To other nodes: 1, plus the link " \
+    "pool")                                                                                       \
   X(link_credits, "MAILROOM_LINK_CREDITS", count, 8,                                             \
-    "the link pool: buffers per lane to another node that any mailbox of the PE may have "      \
-    "unacknowledged beyond its own one, reserved once (and per link in), not per mailbox; "      \
-    "fewer if half the budget left at start cannot hold them; 0: each mailbox's own only")       \
+    "the link pool: buffers per lane to another node that any mailbox of the PE may hold "      \
+    "(filling or unacknowledged) beyond its own one, reserved once (and per link in), not per "  \
+    "mailbox; fewer if half the budget left at start cannot hold them; 0: each mailbox's own "   \
+    "only, one at a time")                                                                       \
   X(receives_posted, "MAILROOM_RECEIVES_POSTED", count, 8,                                       \
     "receives kept posted per PE (each holds one buffer)")                                       \
   X(shared_slots, "MAILROOM_SHARED_SLOTS", count, 32,                                            \
     "slots per other PE of its node in each PE's pool of node-shared memory (fewer if an eighth " \
     "of the budget cannot hold them): buffers to any PE of the node, filled in place and handed " \
-    "over without a copy; mailboxes take them while the pool lasts. 0: buffers between PEs of a " \
-    "node go through MPI like the others")                                                       \
+    "over without a copy; each mailbox reserves one per lane within the node while the pool "    \
+    "lasts, and the rest is shared. 0: buffers between PEs of a node go through MPI like the "   \
+    "others")                                                                                    \
   X(node_buffer_bytes, "MAILROOM_NODE_BUFFER_BYTES", bytes, 0,                                  \
     "bytes per buffer to a PE of the same node (a shared slot), at most MAILROOM_BUFFER_BYTES; " \
     "0: 128 KiB / PEs per node, at least 4 KiB")                                                 \

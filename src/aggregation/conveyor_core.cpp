@@ -63,8 +63,9 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
   taken_ = ex_.reserve();
   MAILROOM_CHECK(taken_.credits > 0,
                  "mailbox #{} does not fit in MAILROOM_BUDGET_BYTES={}: a mailbox needs at least "
-                 "3 buffers per link (one filling, one in flight, one arrived): {} bytes over its "
-                 "{} lanes, but only {} bytes are left next to the {} live mailboxes, the shared "
+                 "3 buffers per link within the node outside the shared pool (one filling, one in "
+                 "flight, one arrived) and 2 per link to another node: {} bytes over its {} lanes, "
+                 "but only {} bytes are left next to the {} live mailboxes, the shared "
                  "pool and the posted receives (raise the budget, lower MAILROOM_BUFFER_BYTES, or "
                  "route with fewer links: MAILROOM_ROUTING=node or mesh)",
                  ex_.live_conveyors(), current_config().budget_bytes,
@@ -114,16 +115,19 @@ conveyor_core::~conveyor_core() {
   for (auto& [lane_no, buf] : backlog_) ex_.release(buf);
   ex_.backlog_changed(-static_cast<int>(backlog_.size()));
   // Acknowledgements still to come are dropped on arrival (this conveyor is gone); those for
-  // buffers on credits of the link pool give them back there. Extra slots go back at once (a
-  // slot still on its way back is free again soon: until then a lane that finds none free takes
-  // a heap buffer).
+  // buffers on tokens of the link pool give them back there (other tokens go back at once).
+  // Extra slots go back at once too (a slot still on its way back is free again soon: until
+  // then a lane that finds none free takes a heap buffer).
   ex_.unacknowledged -= unacknowledged();
   for (std::size_t l = 0; l < pool_out_.size(); ++l) {
     if (pool_out_[l] == 0) continue;
-    if (limits_[l].shared)
-      ex_.owe_shared(l, pool_out_[l]);
-    else
+    if (limits_[l].shared) {
+      const std::uint32_t owed = std::min(pool_out_[l], outstanding_[l]);
+      ex_.owe_shared(l, owed);
+      for (std::uint32_t k = owed; k < pool_out_[l]; ++k) ex_.give_shared(l);
+    } else {
       ex_.give_slot_extra(pool_out_[l]);
+    }
   }
   ex_.release(taken_);
   ex_.add_ended(*this);
@@ -146,11 +150,12 @@ bool conveyor_core::make_room(int lane_no, std::size_t need) noexcept {
     ship(lane_no);
   }
   if (f.buf == nullptr) {
-    // A slot lane to another PE holds its own slot or takes an extra (slot_for); without one the
-    // push waits for a slot to come back, as for a credit. A slot lane whose pool has none free
-    // (after spills) takes a heap buffer and uses the same bytes of it; sent through MPI.
+    // A lane to another node or slot lane to another PE fills its own buffer or one on a token
+    // of its pool (buffer_for); without one the push waits for a buffer to come back, as for a
+    // credit. A slot lane whose pool has none free (after spills) takes a heap buffer and uses
+    // the same bytes of it; sent through MPI.
     const lane_limit& lim = limits_[l];
-    if (lim.slot && rt_.peer[l] != me_ && !slot_for(l)) {
+    if ((lim.shared || (lim.slot && rt_.peer[l] != me_)) && !buffer_for(l)) {
       ++refused_;
       return false;
     }
@@ -269,7 +274,7 @@ void conveyor_core::ship(int lane_no) noexcept {
   const int dest = rt_.peer[l];
   if (dest == me_) {
     deliver(me_, buf);  // own PE: no MPI
-  } else if (outstanding_[l] < limits_[l].credits || take_shared(l)) {
+  } else if (outstanding_[l] < in_flight_limit(l) || take_shared(l)) {
     ++outstanding_[l];
     ++ex_.unacknowledged;
     ex_.send(dest, buf);
@@ -302,16 +307,15 @@ void conveyor_core::credit(int peer, std::uint32_t cls) noexcept {
   const auto l = static_cast<std::size_t>(lane_no);
   --outstanding_[l];
   --ex_.unacknowledged;
-  // A credit of the link pool goes back there first (any conveyor may take it again); so does
-  // an extra slot the lane no longer needs (it holds its own slot, or none).
-  if (pool_out_[l] > 0) {
-    if (limits_[l].shared) {
-      --pool_out_[l];
+  // A token the lane no longer needs (it holds no more buffers than its own and its tokens
+  // less one) goes back to its pool, where any conveyor may take it.
+  if (pool_out_[l] > 0 &&
+      outstanding_[l] + (fill_of(l).buf != nullptr ? 1u : 0u) < 1 + pool_out_[l]) {
+    --pool_out_[l];
+    if (limits_[l].shared)
       ex_.give_shared(l);
-    } else if (outstanding_[l] + (fill_of(l).buf != nullptr ? 1u : 0u) < 1 + pool_out_[l]) {
-      --pool_out_[l];
+    else
       ex_.give_slot_extra();
-    }
   }
   retry_backlog(lane_no);
 }
@@ -323,7 +327,7 @@ void conveyor_core::retry_backlog(int only) noexcept {
       ++it;
       continue;
     }
-    if (!(outstanding_[l] < limits_[l].credits || take_shared(l))) {
+    if (!(outstanding_[l] < in_flight_limit(l) || take_shared(l))) {
       if (only >= 0) return;  // (in order: the lane's next buffers wait as well)
       ++it;
       continue;

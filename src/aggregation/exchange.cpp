@@ -299,7 +299,11 @@ exchange::reservation exchange::reserve() noexcept {
   // same order: they agree on which conveyors' node lanes are in slots.
   taken.in_slots = slots_ > 0 && std::size_t{slots_reserved_} + slot_need_ <= slots_;
   taken.node_credits = taken.in_slots ? node_credits_ : 0;
-  taken.credits = credits_that_fit(shape_, capacity_, budget_left(), credits_, taken.in_slots);
+  // Lanes within the node have C_node credits in slots or not: what keeps the node's memory
+  // busy is the buffers in flight over all of them (and without slots each credit costs a full
+  // buffer on both ends).
+  taken.credits =
+      credits_that_fit(shape_, capacity_, budget_left(), node_credits_, taken.in_slots);
   if (taken.credits == 0) return reservation{};
   reserved_ += mailbox_reservation(shape_, capacity_, taken.credits, taken.in_slots);
   if (taken.in_slots) {

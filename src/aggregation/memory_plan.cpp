@@ -69,9 +69,9 @@ std::size_t mailbox_slots(const mailbox_shape& s, std::uint32_t c_node) noexcept
 
 std::size_t mailbox_reservation(const mailbox_shape& s, std::size_t capacity, std::uint32_t c,
                                 bool in_slots) noexcept {
-  // Lanes to other nodes: one filling and one in flight on the mailbox's own credit, one arrived
-  // per link in (more in flight come from the link pool: link_pool_bytes).
-  std::size_t bytes = capacity * (2 * s.far_lanes + s.far_links_in);
+  // Lanes to other nodes: one buffer of its own, filling or in flight, one arrived per link in
+  // (more come from the link pool: link_pool_bytes).
+  std::size_t bytes = capacity * (s.far_lanes + s.far_links_in);
   if (!in_slots) {
     const std::size_t lanes = s.node_lanes + s.self_lanes, in = s.node_links_in + s.self_lanes;
     bytes += capacity * (lanes + static_cast<std::size_t>(c) * (lanes + in));

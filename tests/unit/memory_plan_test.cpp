@@ -92,11 +92,11 @@ TEST(MemoryPlan, NodeRoutingTakesOnlyTheNetworkLinksFromTheBudget) {
   EXPECT_EQ(s.node_lanes, 3u * 3);  // final, transit and delivery to the 3 others
   EXPECT_EQ(s.far_lanes, static_cast<std::size_t>(r.network_peers() > 0 ? 1 : 0));
   EXPECT_EQ(s.far_lanes + s.self_lanes + s.node_lanes, static_cast<std::size_t>(r.lanes()));
-  // Per lane to another node one filling and one in flight on the mailbox's own credit, per
-  // link in one arrived, whatever the credits: the link pool holds the rest, once per PE.
+  // Per lane to another node one buffer of the mailbox's own (filling or in flight), per link
+  // in one arrived, whatever the credits: the link pool holds the rest, once per PE.
   for (const std::uint32_t c : {1u, 2u, 4u})
     EXPECT_EQ(mailbox_reservation(s, 8 * k_kib, c, true),
-              8 * k_kib * (2 * s.far_lanes + s.far_links_in));
+              8 * k_kib * (s.far_lanes + s.far_links_in));
   EXPECT_EQ(link_pool_bytes(s, 8 * k_kib, 4), 8 * k_kib * 4 * (s.far_lanes + s.far_links_in));
   EXPECT_EQ(mailbox_slots(s, 1), 9u + 2u * 3);
 }

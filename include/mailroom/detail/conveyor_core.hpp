@@ -745,10 +745,10 @@ class conveyor_core {
   // fills a shared slot of node_capacity bytes when the conveyor's node lanes are in slots; its
   // fill's buf then points `offset` = capacity - node_capacity bytes before the buffer, so that
   // the sends' one compare against capacity_ holds for every lane.
-  // A lane to another node has one credit of its own and may take more from the exchange's link
-  // pool (`shared`), shared by the PE's conveyors. A slot lane to another PE of the node has one
-  // slot of its own (filling or handed over) and takes the shared pool's extras for more. Per
-  // lane, pool_out_ counts what it holds of either pool.
+  // A lane to another node (`shared`) and a slot lane to another PE of the node each have one
+  // buffer of their own, filling or in flight; for more they take tokens of a pool shared by the
+  // PE's conveyors: the exchange's link pool, the shared pool's extra slots. Per lane, pool_out_
+  // counts the tokens it holds (docs/design.md, flow control).
   struct lane_limit {
     std::uint32_t offset = 0;
     std::uint32_t credits = 0;
@@ -757,21 +757,27 @@ class conveyor_core {
   };
   std::vector<lane_limit> limits_;
   std::vector<std::uint32_t> pool_out_;
-  // Takes a credit of the link pool for lane l, if it has one free.
+  // Takes a token of the link pool for lane l, if it has one free.
   bool take_shared(std::size_t l) noexcept {
     if (!limits_[l].shared || !ex_.take_shared(l)) return false;
     ++pool_out_[l];
     return true;
   }
-  // Whether slot lane l may take a slot for its next buffer: its own if it holds none, else an
-  // extra of the shared pool (or, from a handler, which never waits, any free slot or the heap).
-  bool slot_for(std::size_t l) noexcept {
+  // Whether pooled lane l (shared, or a slot lane to another PE) may take a buffer to fill: on
+  // a token it holds (its own one while it has no buffer out), else on a token it takes from
+  // its pool; from a handler, which never waits, always (a spill).
+  bool buffer_for(std::size_t l) noexcept {
     if (outstanding_[l] < 1 + pool_out_[l]) return true;
-    if (ex_.take_slot_extra()) {
+    if (limits_[l].shared ? ex_.take_shared(l) : ex_.take_slot_extra()) {
       ++pool_out_[l];
       return true;
     }
     return g_may_spill;
+  }
+  // The buffers lane l may have unacknowledged: its credits, and on a lane to another node the
+  // tokens it holds (a buffer filled on a token ships on it).
+  [[nodiscard]] std::uint32_t in_flight_limit(std::size_t l) const noexcept {
+    return limits_[l].credits + (limits_[l].shared ? pool_out_[l] : 0);
   }
   std::deque<arrival> arrivals_;
   std::int64_t sent_items_ = 0, received_items_ = 0, processed_items_ = 0, forwarded_items_ = 0;
@@ -787,14 +793,14 @@ class conveyor_core {
 };
 
 // Whether lane `lane_no` may ship a buffer now: the own PE has fewer than 2c buffers arrived and
-// unhandled (as the reservation counts), another PE fewer than c unacknowledged or (a lane to
-// another node) a credit free in the link pool. Inline: the idle flush asks it for every lane
-// with items.
+// unhandled (as the reservation counts), another PE of the node fewer than c unacknowledged, a
+// lane to another node fewer than the tokens it holds (the filling buffer has one) or a token
+// free in the link pool. Inline: the idle flush asks it for every lane with items.
 inline bool conveyor_core::can_ship(int lane_no) const noexcept {
   const auto l = static_cast<std::size_t>(lane_no);
   const lane_limit& lim = limits_[l];
   if (rt_.peer[l] == me_) return arrivals_.size() < 2 * static_cast<std::size_t>(lim.credits);
-  return outstanding_[l] < lim.credits || (lim.shared && ex_.shared_free(l));
+  return outstanding_[l] < in_flight_limit(l) || (lim.shared && ex_.shared_free(l));
 }
 
 }  // namespace mailroom::detail

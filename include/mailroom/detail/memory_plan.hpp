@@ -5,11 +5,10 @@
 // A mailbox's lanes to the PEs of its node (itself included) fill slots of the PE's shared pool
 // when the pool has room for them (its "slot lanes"): small buffers, one slot of its own per
 // lane and the rest of the pool shared, and nothing reserved on the receiving side, whose
-// handlers read the sender's slot in place. Its lanes to
-// other nodes take heap buffers from the budget: per lane one filling and one in flight on the
-// mailbox's own credit, per link in one arrived; more in flight come from the PE's link pool,
-// shared by its mailboxes. When the pool is full, a mailbox's lanes within the node take heap
-// buffers too, c credits each (docs/design.md, memory).
+// handlers read the sender's slot in place. Its lanes to other nodes take heap buffers from the
+// budget: per lane one of its own, filling or in flight, per link in one arrived; more come from
+// the PE's link pool, shared by its mailboxes. When the pool is full, a mailbox's lanes within
+// the node take heap buffers too, C_node credits each (docs/design.md, memory).
 #pragma once
 
 #include "mailroom/detail/routes.hpp"
@@ -67,9 +66,9 @@ template <class OnNode>
 /// reservations, which all mailboxes share, to keep up to c_node in flight), and for the own PE
 /// one filling and 2 c_node arrived.
 [[nodiscard]] std::size_t mailbox_slots(const mailbox_shape& s, std::uint32_t c_node) noexcept;
-/// Heap bytes a mailbox reserves (buffers of `capacity` bytes): per lane to another node one
-/// filling and one in flight on its own credit, per link in from another node one arrived (the
-/// link pool holds the rest: link_pool_bytes); and when its node lanes are not in slots, those
+/// Heap bytes a mailbox reserves (buffers of `capacity` bytes): per lane to another node one of
+/// its own, filling or in flight, per link in from another node one arrived (the link pool holds
+/// the rest: link_pool_bytes); and when its node lanes are not in slots, those
 /// lanes and links with c credits each (the own PE's lanes count both ways: 2c arrived).
 [[nodiscard]] std::size_t mailbox_reservation(const mailbox_shape& s, std::size_t capacity,
                                               std::uint32_t c, bool in_slots) noexcept;
