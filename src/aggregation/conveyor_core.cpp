@@ -79,6 +79,7 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
     // A lane to another node: one credit of its own, more from the link pool (reserved once for
     // all conveyors: docs/design.md, flow control).
     lim.shared = !ex_.on_node(rt_.peer[l]);
+    lim.pooled = lim.slot && rt_.peer[l] != me_;
     lim.credits = lim.slot ? taken_.node_credits : lim.shared ? 1 : taken_.credits;
   }
   MAILROOM_ASSERT(capacity_ >= k_header_bytes + k_delta_run_header + 8 * k_delta_words);
@@ -155,7 +156,7 @@ bool conveyor_core::make_room(int lane_no, std::size_t need) noexcept {
     // credit. A slot lane whose pool has none free (after spills) takes a heap buffer and uses
     // the same bytes of it; sent through MPI.
     const lane_limit& lim = limits_[l];
-    if ((lim.shared || (lim.slot && rt_.peer[l] != me_)) && !buffer_for(l)) {
+    if ((lim.shared || lim.pooled) && !buffer_for(l)) {
       ++refused_;
       return false;
     }
@@ -274,7 +275,7 @@ void conveyor_core::ship(int lane_no) noexcept {
   const int dest = rt_.peer[l];
   if (dest == me_) {
     deliver(me_, buf);  // own PE: no MPI
-  } else if (outstanding_[l] < in_flight_limit(l) || take_shared(l)) {
+  } else if (outstanding_[l] < in_flight_limit(l) || take_token(l)) {
     ++outstanding_[l];
     ++ex_.unacknowledged;
     ex_.send(dest, buf);
@@ -327,7 +328,7 @@ void conveyor_core::retry_backlog(int only) noexcept {
       ++it;
       continue;
     }
-    if (!(outstanding_[l] < in_flight_limit(l) || take_shared(l))) {
+    if (!(outstanding_[l] < in_flight_limit(l) || take_token(l))) {
       if (only >= 0) return;  // (in order: the lane's next buffers wait as well)
       ++it;
       continue;

@@ -754,18 +754,23 @@ class conveyor_core {
     std::uint32_t credits = 0;
     bool slot = false;
     bool shared = false;
+    bool pooled = false;  // a slot lane to another PE: its own slot, then extras
   };
   std::vector<lane_limit> limits_;
   std::vector<std::uint32_t> pool_out_;
-  // Takes a token of the link pool for lane l, if it has one free.
-  bool take_shared(std::size_t l) noexcept {
-    if (!limits_[l].shared || !ex_.take_shared(l)) return false;
-    ++pool_out_[l];
-    return true;
+  // Takes a token of lane l's pool for one more buffer in flight, if one is free (a slot lane:
+  // within its C_node credits).
+  bool take_token(std::size_t l) noexcept {
+    const lane_limit& lim = limits_[l];
+    const bool got = lim.shared ? ex_.take_shared(l)
+                                : lim.pooled && outstanding_[l] < lim.credits && ex_.take_slot_extra();
+    if (got) ++pool_out_[l];
+    return got;
   }
   // Whether pooled lane l (shared, or a slot lane to another PE) may take a buffer to fill: on
   // a token it holds (its own one while it has no buffer out), else on a token it takes from
-  // its pool; from a handler, which never waits, always (a spill).
+  // its pool. From a handler, which never waits, always: a spill (the buffer has no token;
+  // shipped, it waits in the backlog for one, and the scheduler pauses who feeds the mailbox).
   bool buffer_for(std::size_t l) noexcept {
     if (outstanding_[l] < 1 + pool_out_[l]) return true;
     if (limits_[l].shared ? ex_.take_shared(l) : ex_.take_slot_extra()) {
@@ -774,10 +779,12 @@ class conveyor_core {
     }
     return g_may_spill;
   }
-  // The buffers lane l may have unacknowledged: its credits, and on a lane to another node the
-  // tokens it holds (a buffer filled on a token ships on it).
+  // The buffers lane l may have unacknowledged: its credits, and on a pooled lane no more than
+  // the tokens it holds (its own and those taken: a buffer filled on a token ships on it).
   [[nodiscard]] std::uint32_t in_flight_limit(std::size_t l) const noexcept {
-    return limits_[l].credits + (limits_[l].shared ? pool_out_[l] : 0);
+    const lane_limit& lim = limits_[l];
+    if (lim.shared) return lim.credits + pool_out_[l];
+    return lim.pooled ? std::min(lim.credits, 1 + pool_out_[l]) : lim.credits;
   }
   std::deque<arrival> arrivals_;
   std::int64_t sent_items_ = 0, received_items_ = 0, processed_items_ = 0, forwarded_items_ = 0;
@@ -800,7 +807,8 @@ inline bool conveyor_core::can_ship(int lane_no) const noexcept {
   const auto l = static_cast<std::size_t>(lane_no);
   const lane_limit& lim = limits_[l];
   if (rt_.peer[l] == me_) return arrivals_.size() < 2 * static_cast<std::size_t>(lim.credits);
-  return outstanding_[l] < in_flight_limit(l) || (lim.shared && ex_.shared_free(l));
+  return outstanding_[l] < in_flight_limit(l) || (lim.shared && ex_.shared_free(l)) ||
+         (lim.pooled && outstanding_[l] < lim.credits && ex_.slot_extras_free() > 0);
 }
 
 }  // namespace mailroom::detail

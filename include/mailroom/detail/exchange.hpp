@@ -144,7 +144,10 @@ class exchange final : public transport::channel_sink {
     ++slot_extras_taken_;
     return true;
   }
-  void give_slot_extra(std::uint32_t n = 1) noexcept { slot_extras_taken_ -= n; }
+  void give_slot_extra(std::uint32_t n = 1) noexcept {
+    slot_extras_taken_ -= n;
+    pool_returned_ = true;
+  }
   /// Slots beyond the reservations that no lane holds now (0 when the reservations fill the
   /// pool, or more than fill it once a new mailbox reserved while extras were out).
   [[nodiscard]] std::uint32_t slot_extras_free() const noexcept {
