@@ -762,8 +762,9 @@ class conveyor_core {
   // within its C_node credits).
   bool take_token(std::size_t l) noexcept {
     const lane_limit& lim = limits_[l];
-    const bool got = lim.shared ? ex_.take_shared(l)
-                                : lim.pooled && outstanding_[l] < lim.credits && ex_.take_slot_extra();
+    const bool got = lim.shared
+                         ? ex_.take_shared(l)
+                         : lim.pooled && outstanding_[l] < lim.credits && ex_.take_slot_extra();
     if (got) ++pool_out_[l];
     return got;
   }
@@ -800,9 +801,10 @@ class conveyor_core {
 };
 
 // Whether lane `lane_no` may ship a buffer now: the own PE has fewer than 2c buffers arrived and
-// unhandled (as the reservation counts), another PE of the node fewer than c unacknowledged, a
-// lane to another node fewer than the tokens it holds (the filling buffer has one) or a token
-// free in the link pool. Inline: the idle flush asks it for every lane with items.
+// unhandled (as the reservation counts); another PE of the node fewer than c unacknowledged (a
+// slot lane: and fewer than the tokens it holds, or an extra slot free); a lane to another node
+// fewer than the tokens it holds (the filling buffer has one) or a token free in the link pool.
+// Inline: the idle flush asks it for every lane with items.
 inline bool conveyor_core::can_ship(int lane_no) const noexcept {
   const auto l = static_cast<std::size_t>(lane_no);
   const lane_limit& lim = limits_[l];
