@@ -76,8 +76,9 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
     lane_limit& lim = limits_[l];
     lim.slot = taken_.in_slots && ex_.on_node(rt_.peer[l]);
     lim.offset = lim.slot ? node_offset : 0;
-    // A lane to another node: one credit of its own, more from the link pool (reserved once for
-    // all conveyors: docs/design.md, flow control).
+    // A lane to another node: one buffer of its own (one credit), more on tokens of the link
+    // pool (reserved once for all conveyors: docs/design.md, flow control); a slot lane to
+    // another PE: its own slot, more on the pool's extras, within C_node credits.
     lim.shared = !ex_.on_node(rt_.peer[l]);
     lim.pooled = lim.slot && rt_.peer[l] != me_;
     lim.credits = lim.slot ? taken_.node_credits : lim.shared ? 1 : taken_.credits;
@@ -125,7 +126,7 @@ conveyor_core::~conveyor_core() {
     if (limits_[l].shared) {
       const std::uint32_t owed = std::min(pool_out_[l], outstanding_[l]);
       ex_.owe_shared(l, owed);
-      for (std::uint32_t k = owed; k < pool_out_[l]; ++k) ex_.give_shared(l);
+      if (pool_out_[l] > owed) ex_.give_shared(l, pool_out_[l] - owed);
     } else {
       ex_.give_slot_extra(pool_out_[l]);
     }

@@ -758,27 +758,24 @@ class conveyor_core {
   };
   std::vector<lane_limit> limits_;
   std::vector<std::uint32_t> pool_out_;
-  // Takes a token of lane l's pool for one more buffer in flight, if one is free (a slot lane:
-  // within its C_node credits).
+  // Takes a token of pooled lane l's pool (the link pool, or the extra slots), if one is free.
+  bool take_from_pool(std::size_t l) noexcept {
+    if (!(limits_[l].shared ? ex_.take_shared(l) : ex_.take_slot_extra())) return false;
+    ++pool_out_[l];
+    return true;
+  }
+  // Takes a token for one more buffer in flight on lane l, if its pool has one free (a slot
+  // lane: within its C_node credits).
   bool take_token(std::size_t l) noexcept {
     const lane_limit& lim = limits_[l];
-    const bool got = lim.shared
-                         ? ex_.take_shared(l)
-                         : lim.pooled && outstanding_[l] < lim.credits && ex_.take_slot_extra();
-    if (got) ++pool_out_[l];
-    return got;
+    return (lim.shared || (lim.pooled && outstanding_[l] < lim.credits)) && take_from_pool(l);
   }
   // Whether pooled lane l (shared, or a slot lane to another PE) may take a buffer to fill: on
   // a token it holds (its own one while it has no buffer out), else on a token it takes from
   // its pool. From a handler, which never waits, always: a spill (the buffer has no token;
   // shipped, it waits in the backlog for one, and the scheduler pauses who feeds the mailbox).
   bool buffer_for(std::size_t l) noexcept {
-    if (outstanding_[l] < 1 + pool_out_[l]) return true;
-    if (limits_[l].shared ? ex_.take_shared(l) : ex_.take_slot_extra()) {
-      ++pool_out_[l];
-      return true;
-    }
-    return g_may_spill;
+    return outstanding_[l] < 1 + pool_out_[l] || take_from_pool(l) || g_may_spill;
   }
   // The buffers lane l may have unacknowledged: its credits, and on a pooled lane no more than
   // the tokens it holds (its own and those taken: a buffer filled on a token ships on it).

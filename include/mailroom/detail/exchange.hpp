@@ -127,8 +127,8 @@ class exchange final : public transport::channel_sink {
     --shared_free_[l];
     return true;
   }
-  void give_shared(std::size_t l) noexcept {
-    ++shared_free_[l];
+  void give_shared(std::size_t l, std::uint32_t n = 1) noexcept {
+    shared_free_[l] += n;
     pool_returned_ = true;
   }
   /// A conveyor destroyed with `n` buffers on lane l's pool credits unacknowledged: their
