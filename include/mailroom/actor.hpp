@@ -81,6 +81,8 @@ class actor {
   /// Runs handlers until the actor has terminated on this PE.
   void wait() { sel_.wait(); }
   [[nodiscard]] bool finished() const noexcept { return sel_.finished(); }
+  /// Ready once the actor has terminated on this PE (see selector::finished_future).
+  [[nodiscard]] future<void> finished_future() const { return sel_.finished_future(); }
   [[nodiscard]] auto ref() const noexcept { return sel_.ref(); }
 
  private:

@@ -3,9 +3,11 @@
 #pragma once
 
 #include "mailroom/actor.hpp"
+#include "mailroom/collectives.hpp"
 #include "mailroom/config.hpp"
 #include "mailroom/conveyor.hpp"
 #include "mailroom/error.hpp"
+#include "mailroom/future.hpp"
 #include "mailroom/generators.hpp"
 #include "mailroom/matrix_market.hpp"
 #include "mailroom/pe.hpp"
@@ -14,4 +16,5 @@
 #include "mailroom/simulate.hpp"
 #include "mailroom/sparse_matrix.hpp"
 #include "mailroom/symmetric.hpp"
+#include "mailroom/team.hpp"
 #include "mailroom/termination.hpp"

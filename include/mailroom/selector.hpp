@@ -308,6 +308,10 @@ class selector {
   [[nodiscard]] selector_ref<selector> ref() const noexcept { return selector_ref<selector>(core_->id()); }
 
   [[nodiscard]] bool finished() const noexcept { return core_->finished(); }
+  /// A future that is ready once the selector has terminated on this PE (finished()), so that
+  /// user code can wait on it beside other futures (when_all). Waiting on it runs the progress
+  /// engine as wait() does; unlike wait(), it does not check that done() was called first.
+  [[nodiscard]] future<void> finished_future() const { return core_->finished_future(); }
 
  private:
   template <std::size_t... I>

@@ -4,6 +4,8 @@
 // private communicators, and the job-wide basics (rank, size, node layout, abort).
 #pragma once
 
+#include "mailroom/detail/reduction.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -201,6 +203,64 @@ class collective_context {
 
  private:
   std::unique_ptr<impl> impl_;
+};
+
+/// One non-blocking collective of a group in flight. Poll test() until it returns true; the
+/// buffers given when it started must stay valid until then. Destroying it earlier waits for it.
+class request {
+ public:
+  virtual ~request() = default;
+  virtual bool test() = 0;
+};
+
+/// A communicator for the program's own collectives (the public API's, not mailroom's internal
+/// ones): the whole job, or a subset split from another group. Every start_* is collective over
+/// the group's members, started in the same order by each (as MPI requires); several may be in
+/// flight at once. Counts are in elements of `bytes`/`elem_bytes`; gathered and all-to-all data
+/// is laid out by rank in the group.
+class group {
+ public:
+  /// Every PE of the job (a duplicate of its own, made by init()).
+  static group& world();
+  virtual ~group() = default;
+
+  /// Collective over this group, blocking (after a barrier that keeps mailroom moving): the
+  /// members that give the same colour form a new group, ranked by key, then by rank here.
+  /// Returns null for a negative colour (the PE joins no group).
+  virtual std::unique_ptr<group> split(int colour, int key) = 0;
+  [[nodiscard]] int rank() const noexcept { return rank_; }
+  [[nodiscard]] int size() const noexcept { return size_; }
+  /// The world rank of member r (identity for the world group).
+  [[nodiscard]] int world_rank(int r) const noexcept {
+    return members_.empty() ? r : members_[static_cast<std::size_t>(r)];
+  }
+
+  virtual std::unique_ptr<request> start_barrier() = 0;
+  /// out[i] = in[i] combined over the members in rank order, on every member.
+  virtual std::unique_ptr<request> start_allreduce(const void* in, void* out, std::size_t count,
+                                                   const mailroom::detail::reduction& r) = 0;
+  /// out[i] = in[i] combined over the members below this one (left alone on rank 0).
+  virtual std::unique_ptr<request> start_exscan(const void* in, void* out, std::size_t count,
+                                                const mailroom::detail::reduction& r) = 0;
+  virtual std::unique_ptr<request> start_broadcast(void* data, std::size_t bytes, int root) = 0;
+  /// out (size() * bytes, read on root only) gets each member's `bytes` of in, by rank.
+  virtual std::unique_ptr<request> start_gather(const void* in, void* out, std::size_t bytes,
+                                                int root) = 0;
+  virtual std::unique_ptr<request> start_allgather(const void* in, void* out,
+                                                   std::size_t bytes) = 0;
+  /// Member r gets bytes [r * bytes, (r+1) * bytes) of every member's in, at out + source * bytes.
+  virtual std::unique_ptr<request> start_alltoall(const void* in, void* out,
+                                                  std::size_t bytes) = 0;
+  /// MPI_Alltoallv over elements of elem_bytes (counts and displacements in elements).
+  virtual std::unique_ptr<request> start_alltoallv(const void* send, const int* send_counts,
+                                                   const int* send_displs, void* recv,
+                                                   const int* recv_counts,
+                                                   const int* recv_displs,
+                                                   std::size_t elem_bytes) = 0;
+
+ protected:
+  int rank_ = 0, size_ = 1;
+  std::vector<int> members_;  // world ranks by group rank; empty: the world
 };
 
 }  // namespace mailroom::transport

@@ -89,6 +89,9 @@ runtime::~runtime() {
   MAILROOM_CHECK(detail::scheduler::live.empty(),
                  "mailroom::runtime destroyed while {} selector(s) still exist",
                  detail::scheduler::live.size());
+  // Collectives started and never waited for: every PE started them, so they complete.
+  while (!detail::scheduler::pending.empty())
+    detail::scheduler::progress_waiting("the end of the runtime: collectives in flight");
   progressing_barrier();
   transport::set_progress_hooks({});
   g_barrier.reset();

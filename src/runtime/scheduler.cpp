@@ -3,6 +3,7 @@
 
 #include "mailroom/detail/signature.hpp"
 #include "mailroom/error.hpp"
+#include "mailroom/future.hpp"
 
 #include "common/pe_local.hpp"
 
@@ -17,6 +18,7 @@ int scheduler::current_source = -1;
 std::vector<selector_core*> scheduler::live;
 std::vector<void*> scheduler::owners;
 std::vector<std::vector<selector_core*>> scheduler::finish_scopes;
+std::vector<std::shared_ptr<pending_op>> scheduler::pending;
 
 void scheduler::check_running(std::string_view call) {
   MAILROOM_CHECK(exchange::running(),
@@ -33,6 +35,7 @@ MAILROOM_PE_LOCAL(scheduler::current_source);
 MAILROOM_PE_LOCAL(scheduler::live);
 MAILROOM_PE_LOCAL(scheduler::owners);
 MAILROOM_PE_LOCAL(scheduler::finish_scopes);
+MAILROOM_PE_LOCAL(scheduler::pending);
 MAILROOM_PE_LOCAL(scheduler::last_activity);
 MAILROOM_PE_LOCAL(scheduler::idle_polls);
 MAILROOM_PE_LOCAL(scheduler::waiting_in);
@@ -45,6 +48,7 @@ bool scheduler::progress() {
   }
   // Index loop: a handler may construct nothing, but wait() of one selector steps all of them.
   for (std::size_t i = 0; i < live.size(); ++i) any = live[i]->step() || any;
+  if (!pending.empty()) any = poll_pending() || any;
   if (any) {
     transport::note_poll(true);
     last_activity = -1;
@@ -56,6 +60,31 @@ bool scheduler::progress() {
   if (current_config().watchdog > 0) watch_idle();
   exchange::get().idle_poll(true);
   return false;
+}
+
+bool scheduler::poll_pending() {
+  bool any = false;
+  // complete() runs continuations, which may start more operations (appended to the list).
+  for (std::size_t i = 0; i < pending.size();) {
+    if (!pending[i]->test()) {
+      ++i;
+      continue;
+    }
+    std::shared_ptr<pending_op> op = std::move(pending[i]);
+    pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+    op->complete();
+    any = true;
+  }
+  return any;
+}
+
+void wait_until(bool (*ready)(const void*), const void* state, const char* what) {
+  if (ready(state)) return;
+  MAILROOM_CHECK(!scheduler::in_handler(),
+                 "{} called from inside a handler on a future that is not ready: handlers must "
+                 "never block; use then() to run code once the value is there", what);
+  scheduler::check_running(what);
+  while (!ready(state)) scheduler::progress_waiting(what);
 }
 
 bool scheduler::progress_waiting(const char* what) {
@@ -102,6 +131,7 @@ void scheduler::watch_idle() {
   if (now - last_activity < limit) return;
   std::string report;
   for (const selector_core* s : live) report += s->describe();
+  for (const auto& op : pending) report += "  in flight: " + op->describe() + "\n";
   if (report.empty()) report = "  (no live selector)\n";
   report += exchange::get().describe_early();
   std::fprintf(stderr, "mailroom: rank %d: watchdog: no progress for %.0f s (MAILROOM_WATCHDOG=%.0f) "
@@ -404,9 +434,16 @@ bool selector_core::step() {
       ++finished_count_;
       any = true;
       if (finished() && current_config().stats > 0) print_stats();
+      if (finished() && finished_promise_ != nullptr) finished_promise_->set_value();
     }
   }
   return any;
+}
+
+future<void> selector_core::finished_future() {
+  if (finished()) return make_ready_future();
+  if (finished_promise_ == nullptr) finished_promise_ = std::make_unique<promise<void>>();
+  return finished_promise_->get_future();
 }
 
 void selector_core::wait() {

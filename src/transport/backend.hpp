@@ -46,4 +46,12 @@ struct window::impl {
   virtual void fence() = 0;
 };
 
+namespace detail {
+/// The world group of the program's collectives: made by init(), freed by finalize().
+void start_groups();
+void stop_groups();
+/// Tests `r` until it completes, keeping mailroom moving meanwhile (`what` names the wait).
+void wait_request(request& r, const char* what);
+}  // namespace detail
+
 }  // namespace mailroom::transport

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
@@ -134,6 +135,9 @@ struct engine {
   using entry = std::tuple<double, std::uint64_t, int>;  // clock, tie-break, PE
   std::priority_queue<entry, std::vector<entry>, std::greater<>> ready;  // all but the one running
   std::map<meeting_key, meeting> meetings;
+  // The id of each group split from another: (parent, split, colour) -> id.
+  std::map<std::tuple<std::int64_t, std::uint64_t, int>, std::int64_t> split_ids;
+  std::int64_t next_split_id = (std::int64_t{1} << 40) + 1;
   std::map<std::pair<int, std::uint64_t>, inbox> inboxes;  // (PE, channel)
   // The symmetric heaps: one file, a part per PE, mapped at one address for the PE that runs.
   int heap_fd = -1;
@@ -221,12 +225,12 @@ void run(fiber& f) {
   engine& e = eng();
   e.current = &f;
   e.running_pe.store(f.pe, std::memory_order_relaxed);
-  detail::pe_locals::swap(f.parked);
-  detail::pe_locals::run_switch_hooks();
+  mailroom::detail::pe_locals::swap(f.parked);
+  mailroom::detail::pe_locals::run_switch_hooks();
   start_switch(&e.main_fake_stack, f.stack, f.stack_bytes);
   swapcontext(&e.main_ctx, &f.ctx);
   finish_switch(e.main_fake_stack);
-  detail::pe_locals::swap(f.parked);
+  mailroom::detail::pe_locals::swap(f.parked);
   e.current = nullptr;
   e.running_pe.store(-1, std::memory_order_relaxed);
 }
@@ -243,9 +247,9 @@ void run(fiber& f) {
     if (f.done) continue;
     // (The PE that runs has its values in the globals; the others' are parked.)
     const bool parked = &f != e.current;
-    if (parked) detail::pe_locals::swap(f.parked);
+    if (parked) mailroom::detail::pe_locals::swap(f.parked);
     const char* rt = runtime_wait();
-    if (parked) detail::pe_locals::swap(f.parked);
+    if (parked) mailroom::detail::pe_locals::swap(f.parked);
     std::string what = f.waiting != nullptr ? f.waiting : rt != nullptr ? rt : "(no wait named)";
     if (f.waiting != nullptr && rt != nullptr) what += std::string(" (runtime: ") + rt + ")";
     by_wait[what].push_back(f.pe);
@@ -453,12 +457,51 @@ class sim_channel final : public channel::impl {
 };
 
 // ---- non-blocking collectives ------------------------------------------------------------------
+// One collective of a group in flight: the member arrived with its input; it computes its result
+// (from every member's input) once all have arrived, and completes once all have computed (their
+// inputs stay valid until then). `keep` holds what its own input points into until then.
+class sim_request final : public request {
+ public:
+  template <class F>
+  sim_request(meeting_key key, int expected, int member, const void* in, F compute,
+              std::shared_ptr<const void> keep = nullptr)
+      : key_(key), compute_(std::move(compute)), keep_(std::move(keep)) {
+    g_ = &arrive(key_, expected, member, in);
+  }
+  ~sim_request() override {
+    while (!test()) wait_step("a collective (destroyed while in flight)", false);
+  }
+  sim_request(const sim_request&) = delete;
+  sim_request& operator=(const sim_request&) = delete;
+  bool test() override {
+    if (g_ == nullptr) return true;
+    if (g_->arrived < g_->expected) return false;
+    if (compute_) {
+      compute_(g_->in);
+      compute_ = nullptr;
+      ++g_->computed;
+      eng().activity();
+      if (g_->computed == g_->expected) wake(*g_);
+    }
+    if (g_->computed < g_->expected) return false;
+    fiber& f = me();
+    f.clock = std::max(f.clock, g_->last_arrival + meeting_latency(g_->expected));
+    if (++g_->departed == g_->expected) eng().meetings.erase(key_);
+    g_ = nullptr;
+    keep_.reset();
+    return true;
+  }
+
+ private:
+  meeting_key key_;
+  meeting* g_ = nullptr;
+  std::function<void(const std::vector<const void*>&)> compute_;
+  std::shared_ptr<const void> keep_;
+};
+
 class sim_context final : public collective_context::impl {
  public:
   sim_context() : group_(1 + static_cast<std::int64_t>(me().contexts++)) {}
-  ~sim_context() override {
-    while (!test()) wait_step("collective_context (destroyed while busy)", false);
-  }
   void start_reduce_scatter_sum(const std::int64_t* in, std::int64_t* out) override {
     begin(in, [out](const std::vector<const void*>& all) {
       std::int64_t s = 0;
@@ -481,37 +524,156 @@ class sim_context final : public collective_context::impl {
     begin(&group_, [](const std::vector<const void*>&) {});
   }
   bool test() override {
-    if (g_ == nullptr) return true;
-    if (g_->arrived < g_->expected) return false;
-    if (compute_) {
-      compute_(g_->in);
-      compute_ = nullptr;
-      ++g_->computed;
-      eng().activity();
-      if (g_->computed == g_->expected) wake(*g_);
-    }
-    if (g_->computed < g_->expected) return false;
-    fiber& f = me();
-    f.clock = std::max(f.clock, g_->last_arrival + meeting_latency(g_->expected));
-    if (++g_->departed == g_->expected) eng().meetings.erase(key_);
-    g_ = nullptr;
+    if (req_ == nullptr || !req_->test()) return req_ == nullptr;
+    req_.reset();
     return true;
   }
-  [[nodiscard]] bool busy() const noexcept override { return g_ != nullptr; }
+  [[nodiscard]] bool busy() const noexcept override { return req_ != nullptr; }
 
  private:
   template <class F>
   void begin(const void* in, F compute) {
-    MAILROOM_ASSERT(g_ == nullptr);
-    key_ = {group_, ops_++};
-    compute_ = compute;
-    g_ = &arrive(key_, pes(), me().pe, in);
+    MAILROOM_ASSERT(req_ == nullptr);
+    req_ = std::make_unique<sim_request>(meeting_key{group_, ops_++}, pes(), me().pe, in,
+                                         std::move(compute));
   }
   std::int64_t group_;
   std::uint64_t ops_ = 0;
-  meeting_key key_{};
-  meeting* g_ = nullptr;
-  std::function<void(const std::vector<const void*>&)> compute_;
+  std::unique_ptr<sim_request> req_;
+};
+
+// The program's collectives. Group ids: the world's, then one per split (the same on every
+// member: the engine numbers each (parent, split, colour) once).
+constexpr std::int64_t k_program_world = std::int64_t{1} << 40;
+
+// inout = in[from] op ... op in[to - 1] op inout's first operand, folded from the right so that
+// the result is x_from op x_from+1 op ... in rank order, as MPI's.
+void fold(const std::vector<const void*>& all, int from, int to, void* out, std::size_t count,
+          const mailroom::detail::reduction& r) {
+  const std::size_t bytes = count * r.elem_bytes;
+  std::memcpy(out, all[static_cast<std::size_t>(to - 1)], bytes);
+  for (int p = to - 2; p >= from; --p) r.combine(all[static_cast<std::size_t>(p)], out, count, r.ctx);
+}
+
+class sim_group final : public group {
+ public:
+  sim_group(std::int64_t id, int rank, int size, std::vector<int> members) : id_(id) {
+    rank_ = rank;
+    size_ = size;
+    members_ = std::move(members);
+  }
+
+  std::unique_ptr<group> split(int colour, int key) override {
+    const std::array<int, 2> mine{colour, key};
+    const std::uint64_t seq = ops_++;
+    std::unique_ptr<group> out;
+    meet(id_, seq, size_, rank_, &mine, "team split", true,
+         [&](const std::vector<const void*>& all) {
+           if (colour < 0) return;
+           std::vector<std::array<int, 3>> same;  // key, rank here, world rank
+           for (int p = 0; p < size_; ++p) {
+             const auto& a = *static_cast<const std::array<int, 2>*>(all[static_cast<std::size_t>(p)]);
+             if (a[0] == colour) same.push_back({a[1], p, world_rank(p)});
+           }
+           std::sort(same.begin(), same.end());
+           std::vector<int> world;
+           int rank = 0;
+           for (const auto& m : same) {
+             if (m[1] == rank_) rank = static_cast<int>(world.size());
+             world.push_back(m[2]);
+           }
+           engine& e = eng();
+           auto [it, fresh] = e.split_ids.try_emplace({id_, seq, colour}, e.next_split_id);
+           if (fresh) ++e.next_split_id;
+           const int n = static_cast<int>(world.size());
+           out = std::make_unique<sim_group>(it->second, rank, n, std::move(world));
+         });
+    return out;
+  }
+
+  std::unique_ptr<request> start_barrier() override {
+    return begin(&id_, [](const std::vector<const void*>&) {});
+  }
+  std::unique_ptr<request> start_allreduce(const void* in, void* out, std::size_t count,
+                                           const mailroom::detail::reduction& r) override {
+    return begin(in, [this, out, count, r](const std::vector<const void*>& all) {
+      fold(all, 0, size_, out, count, r);
+    });
+  }
+  std::unique_ptr<request> start_exscan(const void* in, void* out, std::size_t count,
+                                        const mailroom::detail::reduction& r) override {
+    return begin(in, [this, out, count, r](const std::vector<const void*>& all) {
+      if (rank_ > 0) fold(all, 0, rank_, out, count, r);
+    });
+  }
+  std::unique_ptr<request> start_broadcast(void* data, std::size_t bytes, int root) override {
+    return begin(data, [this, data, bytes, root](const std::vector<const void*>& all) {
+      if (rank_ != root) std::memcpy(data, all[static_cast<std::size_t>(root)], bytes);
+    });
+  }
+  std::unique_ptr<request> start_gather(const void* in, void* out, std::size_t bytes,
+                                        int root) override {
+    return begin(in, [this, out, bytes, root](const std::vector<const void*>& all) {
+      if (rank_ == root) gather_all(all, out, bytes);
+    });
+  }
+  std::unique_ptr<request> start_allgather(const void* in, void* out,
+                                           std::size_t bytes) override {
+    return begin(in, [this, out, bytes](const std::vector<const void*>& all) {
+      gather_all(all, out, bytes);
+    });
+  }
+  std::unique_ptr<request> start_alltoall(const void* in, void* out,
+                                          std::size_t bytes) override {
+    return begin(in, [this, out, bytes](const std::vector<const void*>& all) {
+      for (int p = 0; p < size_; ++p)
+        std::memcpy(static_cast<std::byte*>(out) + static_cast<std::size_t>(p) * bytes,
+                    static_cast<const std::byte*>(all[static_cast<std::size_t>(p)]) +
+                        static_cast<std::size_t>(rank_) * bytes,
+                    bytes);
+    });
+  }
+  std::unique_ptr<request> start_alltoallv(const void* send, const int* send_counts,
+                                           const int* send_displs, void* recv,
+                                           const int* recv_counts, const int* recv_displs,
+                                           std::size_t elem_bytes) override {
+    struct side {
+      const void* send;
+      const int *counts, *displs;
+    };
+    auto mine = std::make_shared<const side>(side{send, send_counts, send_displs});
+    return begin(
+        mine.get(),
+        [this, recv, recv_counts, recv_displs, elem_bytes](const std::vector<const void*>& all) {
+          for (int p = 0; p < size_; ++p) {
+            const auto& s = *static_cast<const side*>(all[static_cast<std::size_t>(p)]);
+            const int n = s.counts[rank_];
+            MAILROOM_CHECK(n == recv_counts[p], "all_to_all_v: member {} sends {} elements to "
+                           "member {}, which expects {}", p, n, rank_, recv_counts[p]);
+            std::memcpy(static_cast<std::byte*>(recv) +
+                            static_cast<std::size_t>(recv_displs[p]) * elem_bytes,
+                        static_cast<const std::byte*>(s.send) +
+                            static_cast<std::size_t>(s.displs[rank_]) * elem_bytes,
+                        static_cast<std::size_t>(n) * elem_bytes);
+          }
+        },
+        mine);
+  }
+
+ private:
+  void gather_all(const std::vector<const void*>& all, void* out, std::size_t bytes) const {
+    for (int p = 0; p < size_; ++p)
+      std::memcpy(static_cast<std::byte*>(out) + static_cast<std::size_t>(p) * bytes,
+                  all[static_cast<std::size_t>(p)], bytes);
+  }
+  template <class F>
+  std::unique_ptr<request> begin(const void* in, F compute,
+                                 std::shared_ptr<const void> keep = nullptr) {
+    return std::make_unique<sim_request>(meeting_key{id_, ops_++}, size_, rank_, in,
+                                         std::move(compute), std::move(keep));
+  }
+  std::int64_t id_;
+  std::uint64_t ops_ = 0;
 };
 
 // ---- node memory -------------------------------------------------------------------------------
@@ -872,6 +1034,9 @@ std::unique_ptr<channel::impl> make_channel(std::size_t capacity, channel_sink& 
 std::unique_ptr<collective_context::impl> make_context() {
   return std::make_unique<sim_context>();
 }
+std::unique_ptr<group> make_world_group() {
+  return std::make_unique<sim_group>(k_program_world, me().pe, pes(), std::vector<int>());
+}
 std::unique_ptr<node_memory::impl> make_node_memory(std::size_t bytes) {
   return std::make_unique<sim_node_memory>(bytes);
 }
@@ -1023,7 +1188,7 @@ int simulate(const simulated_machine& m, const std::function<int()>& program) {
     mprotect(s, 4096, PROT_NONE);
     f->stack = static_cast<std::byte*>(s) + 4096;
     f->stack_bytes = stack - 4096;
-    f->parked = detail::pe_locals::make_parked();
+    f->parked = mailroom::detail::pe_locals::make_parked();
     getcontext(&f->ctx);
     f->ctx.uc_stack.ss_sp = f->stack;
     f->ctx.uc_stack.ss_size = f->stack_bytes;
@@ -1057,7 +1222,7 @@ int simulate(const simulated_machine& m, const std::function<int()>& program) {
   std::set_terminate(outer_terminate);
   int rc = 0;
   for (auto& f : e.fibers) {
-    detail::pe_locals::destroy_parked(f->parked);
+    mailroom::detail::pe_locals::destroy_parked(f->parked);
     if (rc == 0) rc = f->exit_code;
   }
   for (auto& [key, box] : e.inboxes)

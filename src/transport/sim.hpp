@@ -47,6 +47,8 @@ std::int64_t exscan_sum(std::int64_t v);
 
 std::unique_ptr<channel::impl> make_channel(std::size_t capacity, channel_sink& sink);
 std::unique_ptr<collective_context::impl> make_context();
+/// The program's world group (transport::group::world()).
+std::unique_ptr<group> make_world_group();
 std::unique_ptr<node_memory::impl> make_node_memory(std::size_t bytes);
 std::unique_ptr<window::impl> make_window(std::int64_t* base, std::size_t n);
 

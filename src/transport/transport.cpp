@@ -3,6 +3,7 @@
 
 #include "common/hooks.hpp"
 #include "common/pe_local.hpp"
+#include "transport/backend.hpp"
 #include "transport/mpi_check.hpp"
 #include "transport/sim.hpp"
 
@@ -96,6 +97,14 @@ void wait_progressing(MPI_Request& req, const char* what) {
   }
 }
 
+void wait_request(request& r, const char* what) {
+  while (!r.test()) {
+    if (sim::active())
+      sim::wait_step(what, true);
+    else if (progress_active() && g_hooks.progress != nullptr)
+      g_hooks.progress(what);
+  }
+}
 void mpi_failed(int rc, const char* call, const char* file, int line) noexcept {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
@@ -110,6 +119,7 @@ void init(int* argc, char*** argv, bool world, std::int64_t comm_f) {
     mailroom::detail::set_error_rank(g_rank);
     mailroom::detail::set_abort_hook(&sim::abort);
     g_up = true;
+    detail::start_groups();
     return;
   }
   int already = 0;
@@ -176,11 +186,13 @@ void init(int* argc, char*** argv, bool world, std::int64_t comm_f) {
   g_layout.node = node;
   g_layout.nodes = nodes;
   g_up = true;
+  detail::start_groups();
 }
 
 void finalize() {
   if (!g_up) return;
   g_up = false;
+  detail::stop_groups();
   mailroom::detail::set_abort_hook(nullptr);
   g_hooks = {};
   if (sim::active()) return;

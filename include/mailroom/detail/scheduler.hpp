@@ -3,6 +3,7 @@
 #pragma once
 
 #include "mailroom/detail/conveyor_core.hpp"
+#include "mailroom/future.hpp"
 #include "mailroom/pe.hpp"
 #include "mailroom/termination.hpp"
 
@@ -31,6 +32,18 @@ class mailbox_base {
 
 class selector_core;
 
+/// Something in flight that the progress engine completes: a non-blocking collective, say.
+class pending_op {
+ public:
+  virtual ~pending_op() = default;
+  /// True once it has completed (then complete() runs, after it has left the list).
+  virtual bool test() = 0;
+  /// Fulfils what waits on it (a promise: its continuations run here).
+  virtual void complete() = 0;
+  /// What it is, for the watchdog's report.
+  [[nodiscard]] virtual std::string describe() const = 0;
+};
+
 /// Global scheduler state. One worker per PE: handlers run one at a time.
 struct scheduler {
   /// Where a send comes from now, one bit: k_from_user, or k_from_handler while a handler runs.
@@ -47,6 +60,10 @@ struct scheduler {
   /// `self`, avoids them).
   static std::vector<void*> owners;
   static std::vector<std::vector<selector_core*>> finish_scopes;
+  /// In flight, tested by every progress() outside handlers; in the order they started.
+  static std::vector<std::shared_ptr<pending_op>> pending;
+  /// Tests the pending operations and completes those that are done; true if any was.
+  static bool poll_pending();
 
   /// Tests the transport, runs pending handlers (unless called from a handler) and advances
   /// termination. Returns true if anything happened.
@@ -103,6 +120,8 @@ class selector_core {
   void done(int m);
   void wait();
   [[nodiscard]] bool finished() const noexcept { return finished_count_ == components_.size(); }
+  /// Ready once finished() (set by step()).
+  [[nodiscard]] future<void> finished_future();
   [[nodiscard]] bool mailbox_finished(int m) const noexcept;
   [[nodiscard]] std::uint32_t id() const noexcept { return id_; }
   [[nodiscard]] int mailboxes() const noexcept { return static_cast<int>(boxes_.size()); }
@@ -145,6 +164,7 @@ class selector_core {
   std::uint32_t id_;
   std::string_view kind_;
   std::string waiting_name_;  // "wait() of selector #k", for the watchdog
+  std::unique_ptr<promise<void>> finished_promise_;  // made by finished_future()
 };
 
 }  // namespace mailroom::detail

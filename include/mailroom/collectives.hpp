@@ -1,0 +1,384 @@
+// Collectives of the program over a team (the whole job by default): all_reduce, broadcast,
+// gather, all_gather, exclusive_scan, all_to_all(_v) and barrier. Each has a blocking form, which
+// keeps the progress engine running while it waits (handlers run; a peer waiting for this PE's
+// acknowledgements is never stuck), and a non-blocking form (`_async`) that returns a future:
+// several may be in flight at once, beside actor traffic, as long as every member starts them in
+// the same order (as MPI requires). Callbacks run through the future's then().
+//
+// Who may call: user code on every member of the team, in the same order; never a handler (the
+// call is collective; a handler stops the job with an error). Values are trivially copyable.
+// Reductions with mailroom's (or std's) plus, multiplies, min, max and bitwise operations on
+// arithmetic types run as MPI's own; any other associative function runs element by element, in
+// rank order (it need not commute).
+#pragma once
+
+#include "mailroom/detail/reduction.hpp"
+#include "mailroom/error.hpp"
+#include "mailroom/future.hpp"
+#include "mailroom/team.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <numeric>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+namespace mailroom {
+
+// ---- operations --------------------------------------------------------------------------------
+/// a + b. plus<> (the default) deduces the type.
+template <class T = void>
+struct plus {
+  constexpr T operator()(const T& a, const T& b) const { return a + b; }
+};
+/// a * b.
+template <class T = void>
+struct multiplies {
+  constexpr T operator()(const T& a, const T& b) const { return a * b; }
+};
+/// The smaller of a and b.
+template <class T = void>
+struct min {
+  constexpr T operator()(const T& a, const T& b) const { return b < a ? b : a; }
+};
+/// The larger of a and b.
+template <class T = void>
+struct max {
+  constexpr T operator()(const T& a, const T& b) const { return a < b ? b : a; }
+};
+/// a & b.
+template <class T = void>
+struct bit_and {
+  constexpr T operator()(const T& a, const T& b) const { return a & b; }
+};
+/// a | b.
+template <class T = void>
+struct bit_or {
+  constexpr T operator()(const T& a, const T& b) const { return a | b; }
+};
+/// a ^ b.
+template <class T = void>
+struct bit_xor {
+  constexpr T operator()(const T& a, const T& b) const { return a ^ b; }
+};
+#define MAILROOM_DEDUCING_OP(name, expr)                                 \
+  template <>                                                            \
+  struct name<void> {                                                    \
+    template <class T>                                                   \
+    constexpr T operator()(const T& a, const T& b) const {               \
+      return expr;                                                       \
+    }                                                                    \
+  };
+MAILROOM_DEDUCING_OP(plus, a + b)
+MAILROOM_DEDUCING_OP(multiplies, a * b)
+MAILROOM_DEDUCING_OP(min, b < a ? b : a)
+MAILROOM_DEDUCING_OP(max, a < b ? b : a)
+MAILROOM_DEDUCING_OP(bit_and, a & b)
+MAILROOM_DEDUCING_OP(bit_or, a | b)
+MAILROOM_DEDUCING_OP(bit_xor, a ^ b)
+#undef MAILROOM_DEDUCING_OP
+
+namespace detail {
+template <class T>
+constexpr elem_type elem_type_of() {
+  if constexpr (std::is_same_v<T, float>) return elem_type::f32;
+  if constexpr (std::is_same_v<T, double>) return elem_type::f64;
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    constexpr bool s = std::is_signed_v<T>;
+    switch (sizeof(T)) {
+      case 1: return s ? elem_type::i8 : elem_type::u8;
+      case 2: return s ? elem_type::i16 : elem_type::u16;
+      case 4: return s ? elem_type::i32 : elem_type::u32;
+      case 8: return s ? elem_type::i64 : elem_type::u64;
+      default: break;
+    }
+  }
+  return elem_type::bytes;
+}
+
+template <class Op, template <class> class Name>
+constexpr bool is_op = std::is_same_v<Op, Name<void>> || std::is_same_v<Op, Name<int>> ||
+                       std::is_same_v<Op, Name<long>> || std::is_same_v<Op, Name<long long>> ||
+                       std::is_same_v<Op, Name<unsigned>> ||
+                       std::is_same_v<Op, Name<unsigned long>> ||
+                       std::is_same_v<Op, Name<double>> || std::is_same_v<Op, Name<float>>;
+
+// The operation as MPI knows it, when it does (for this T: bitwise ones on integers only; an
+// operation object with the wrong T spelled out, say plus<int> over doubles, stays custom).
+template <class T, class Op>
+constexpr reduce_kind kind_of() {
+  constexpr bool integer = std::is_integral_v<T>;
+  using Own = std::conditional_t<std::is_empty_v<Op>, Op, void>;
+  if constexpr (std::is_same_v<Own, plus<>> || std::is_same_v<Own, plus<T>> ||
+                std::is_same_v<Own, std::plus<>> || std::is_same_v<Own, std::plus<T>>)
+    return reduce_kind::sum;
+  if constexpr (std::is_same_v<Own, multiplies<>> || std::is_same_v<Own, multiplies<T>> ||
+                std::is_same_v<Own, std::multiplies<>> || std::is_same_v<Own, std::multiplies<T>>)
+    return reduce_kind::prod;
+  if constexpr (std::is_same_v<Own, min<>> || std::is_same_v<Own, min<T>>) return reduce_kind::min;
+  if constexpr (std::is_same_v<Own, max<>> || std::is_same_v<Own, max<T>>) return reduce_kind::max;
+  if constexpr (integer && (std::is_same_v<Own, bit_and<>> || std::is_same_v<Own, bit_and<T>> ||
+                            std::is_same_v<Own, std::bit_and<>> ||
+                            std::is_same_v<Own, std::bit_and<T>>))
+    return reduce_kind::band;
+  if constexpr (integer && (std::is_same_v<Own, bit_or<>> || std::is_same_v<Own, bit_or<T>> ||
+                            std::is_same_v<Own, std::bit_or<>> ||
+                            std::is_same_v<Own, std::bit_or<T>>))
+    return reduce_kind::bor;
+  if constexpr (integer && (std::is_same_v<Own, bit_xor<>> || std::is_same_v<Own, bit_xor<T>> ||
+                            std::is_same_v<Own, std::bit_xor<>> ||
+                            std::is_same_v<Own, std::bit_xor<T>>))
+    return reduce_kind::bxor;
+  return reduce_kind::custom;
+}
+
+// inout[i] = op(in[i], inout[i]); copies through locals (MPI's buffers need not be aligned for T).
+template <class T, class Op>
+void combine(const void* in, void* inout, std::size_t count, const void* ctx) {
+  const Op& op = *static_cast<const Op*>(ctx);
+  const auto* a = static_cast<const std::byte*>(in);
+  auto* b = static_cast<std::byte*>(inout);
+  for (std::size_t i = 0; i < count; ++i, a += sizeof(T), b += sizeof(T)) {
+    T x, y;
+    std::memcpy(&x, a, sizeof(T));
+    std::memcpy(&y, b, sizeof(T));
+    const T z = op(x, y);
+    std::memcpy(b, &z, sizeof(T));
+  }
+}
+
+template <class T, class Op>
+reduction reduction_of(const Op& op) {
+  static_assert(std::is_invocable_r_v<T, const Op&, const T&, const T&>,
+                "mailroom reduction: the operation must be callable as op(T, T) -> T");
+  return reduction{elem_type_of<T>(), kind_of<T, Op>(), sizeof(T), &combine<T, Op>, &op};
+}
+
+template <class T>
+constexpr void check_value() {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "mailroom collectives: the value type must be trivially copyable (send the "
+                "elements of a container through the std::span overloads)");
+}
+
+template <class T>
+struct is_span : std::false_type {};
+template <class T, std::size_t N>
+struct is_span<std::span<T, N>> : std::true_type {};
+
+// Start one collective on the team and return a future that is ready once it has completed
+// (src/pgas/collectives.cpp). Buffers must stay valid until then.
+future<void> start_all_reduce(const team& t, const void* in, void* out, std::size_t count,
+                              const reduction& r);
+future<void> start_exclusive_scan(const team& t, const void* in, void* out, std::size_t count,
+                                  const reduction& r);
+future<void> start_broadcast(const team& t, void* data, std::size_t bytes, int root);
+future<void> start_gather(const team& t, const void* in, void* out, std::size_t bytes, int root);
+future<void> start_all_gather(const team& t, const void* in, void* out, std::size_t bytes);
+future<void> start_all_to_all(const team& t, const void* in, void* out, std::size_t bytes);
+/// Exchanges the counts (waiting for them), then starts the data; out(n) gives room for the n
+/// elements that arrive (by source).
+future<void> start_all_to_all_v(const team& t, const void* send, std::span<const int> counts,
+                                std::span<const int> displs, std::size_t elem_bytes,
+                                std::function<void*(std::size_t)> out);
+future<void> start_barrier(const team& t);
+}  // namespace detail
+
+// ---- all_reduce --------------------------------------------------------------------------------
+/// Every member's `v` combined with `op` (in rank order), on every member. Non-blocking.
+template <class T, class Op = plus<>>
+  requires(!detail::is_span<T>::value)
+[[nodiscard]] future<T> all_reduce_async(const T& v, Op op = {}, const team& t = team::world()) {
+  detail::check_value<T>();
+  struct box {
+    T in, out;
+    Op op;
+  };
+  auto b = std::make_shared<box>(box{v, v, std::move(op)});
+  return detail::start_all_reduce(t, &b->in, &b->out, 1, detail::reduction_of<T>(b->op))
+      .then([b] { return b->out; });
+}
+/// Blocking all_reduce_async.
+template <class T, class Op = plus<>>
+  requires(!detail::is_span<T>::value)
+T all_reduce(const T& v, Op op = {}, const team& t = team::world()) {
+  return all_reduce_async(v, std::move(op), t).get();
+}
+/// Element-wise: out[i] = in[i] combined over the members. Both spans, of the same size on
+/// every member, stay valid until the future is ready. Non-blocking.
+template <class T, class Op = plus<>>
+[[nodiscard]] future<void> all_reduce_async(std::span<const T> in, std::span<T> out, Op op = {},
+                                            const team& t = team::world()) {
+  detail::check_value<T>();
+  MAILROOM_CHECK(in.size() == out.size(), "all_reduce: {} elements in, room for {} out",
+                 in.size(), out.size());
+  auto keep = std::make_shared<Op>(std::move(op));
+  return detail::start_all_reduce(t, in.data(), out.data(), in.size(),
+                                  detail::reduction_of<T>(*keep))
+      .then([keep] {});
+}
+template <class T, class Op = plus<>>
+void all_reduce(std::span<const T> in, std::span<T> out, Op op = {},
+                const team& t = team::world()) {
+  all_reduce_async(in, out, std::move(op), t).get();
+}
+/// In place: data[i] becomes data[i] combined over the members.
+template <class T, class Op = plus<>>
+[[nodiscard]] future<void> all_reduce_async(std::span<T> data, Op op = {},
+                                            const team& t = team::world()) {
+  auto in = std::make_shared<std::vector<T>>(data.begin(), data.end());
+  return all_reduce_async(std::span<const T>(*in), data, std::move(op), t).then([in] {});
+}
+template <class T, class Op = plus<>>
+void all_reduce(std::span<T> data, Op op = {}, const team& t = team::world()) {
+  all_reduce_async(data, std::move(op), t).get();
+}
+
+// ---- exclusive_scan ----------------------------------------------------------------------------
+/// init op v_0 op ... op v_{r-1} on member r (init on member 0), as std::exclusive_scan.
+template <class T, class Op = plus<>>
+[[nodiscard]] future<T> exclusive_scan_async(const T& v, const T& init, Op op = {},
+                                             const team& t = team::world()) {
+  detail::check_value<T>();
+  struct box {
+    T in, out, init;
+    Op op;
+  };
+  auto b = std::make_shared<box>(box{v, init, init, std::move(op)});
+  const bool first = t.rank() == 0;
+  return detail::start_exclusive_scan(t, &b->in, &b->out, 1, detail::reduction_of<T>(b->op))
+      .then([b, first] { return first ? b->init : b->op(b->init, b->out); });
+}
+template <class T, class Op = plus<>>
+T exclusive_scan(const T& v, const T& init, Op op = {}, const team& t = team::world()) {
+  return exclusive_scan_async(v, init, std::move(op), t).get();
+}
+
+// ---- broadcast ---------------------------------------------------------------------------------
+/// Member `root`'s v, on every member (v is read on root only).
+template <class T>
+  requires(!detail::is_span<T>::value)
+[[nodiscard]] future<T> broadcast_async(const T& v, int root, const team& t = team::world()) {
+  detail::check_value<T>();
+  auto b = std::make_shared<T>(v);
+  return detail::start_broadcast(t, b.get(), sizeof(T), root).then([b] { return *b; });
+}
+template <class T>
+  requires(!detail::is_span<T>::value)
+T broadcast(const T& v, int root, const team& t = team::world()) {
+  return broadcast_async(v, root, t).get();
+}
+/// Root's data into every member's data (same size everywhere; valid until ready).
+template <class T>
+[[nodiscard]] future<void> broadcast_async(std::span<T> data, int root,
+                                           const team& t = team::world()) {
+  detail::check_value<T>();
+  return detail::start_broadcast(t, data.data(), data.size_bytes(), root);
+}
+template <class T>
+void broadcast(std::span<T> data, int root, const team& t = team::world()) {
+  broadcast_async(data, root, t).get();
+}
+
+// ---- gather and all_gather ---------------------------------------------------------------------
+/// Every member's v by rank, on `root` (an empty vector elsewhere).
+template <class T>
+[[nodiscard]] future<std::vector<T>> gather_async(const T& v, int root,
+                                                  const team& t = team::world()) {
+  detail::check_value<T>();
+  struct box {
+    T in;
+    std::vector<T> out;
+  };
+  auto b = std::make_shared<box>(box{v, {}});
+  if (t.rank() == root) b->out.resize(static_cast<std::size_t>(t.size()), v);
+  return detail::start_gather(t, &b->in, b->out.data(), sizeof(T), root)
+      .then([b] { return std::move(b->out); });
+}
+template <class T>
+std::vector<T> gather(const T& v, int root, const team& t = team::world()) {
+  return gather_async(v, root, t).get();
+}
+/// Every member's v by rank, on every member.
+template <class T>
+  requires(!detail::is_span<T>::value)
+[[nodiscard]] future<std::vector<T>> all_gather_async(const T& v, const team& t = team::world()) {
+  return all_gather_async(std::span<const T>(&v, 1), t);
+}
+template <class T>
+  requires(!detail::is_span<T>::value)
+std::vector<T> all_gather(const T& v, const team& t = team::world()) {
+  return all_gather_async(v, t).get();
+}
+/// Every member's elements (the same number on each) by rank, on every member.
+template <class T>
+[[nodiscard]] future<std::vector<T>> all_gather_async(std::span<const T> v,
+                                                      const team& t = team::world()) {
+  detail::check_value<T>();
+  struct box {
+    std::vector<T> in, out;
+  };
+  auto b = std::make_shared<box>(box{{v.begin(), v.end()}, {}});
+  b->out.resize(v.size() * static_cast<std::size_t>(t.size()));
+  return detail::start_all_gather(t, b->in.data(), b->out.data(), v.size_bytes())
+      .then([b] { return std::move(b->out); });
+}
+template <class T>
+std::vector<T> all_gather(std::span<const T> v, const team& t = team::world()) {
+  return all_gather_async(v, t).get();
+}
+
+// ---- all_to_all --------------------------------------------------------------------------------
+/// send holds size() blocks of equal length, block r for member r; the result holds the blocks
+/// sent to this member, by source.
+template <class T>
+[[nodiscard]] future<std::vector<T>> all_to_all_async(std::span<const T> send,
+                                                      const team& t = team::world()) {
+  detail::check_value<T>();
+  const auto n = static_cast<std::size_t>(t.size());
+  MAILROOM_CHECK(send.size() % n == 0, "all_to_all: {} elements do not split into {} equal "
+                 "blocks", send.size(), n);
+  auto out = std::make_shared<std::vector<T>>(send.size());
+  return detail::start_all_to_all(t, send.data(), out->data(), send.size_bytes() / n)
+      .then([out] { return std::move(*out); });
+}
+template <class T>
+std::vector<T> all_to_all(std::span<const T> send, const team& t = team::world()) {
+  return all_to_all_async(send, t).get();
+}
+/// counts[r] elements of send for member r, starting at displs[r] (contiguous in rank order when
+/// displs is empty); the result holds what was sent to this member, by source. The _async form
+/// exchanges the counts before it returns (a small all_to_all, handlers running meanwhile) and
+/// leaves the data in flight: its collectives then start in the caller's order on every member.
+template <class T>
+[[nodiscard]] future<std::vector<T>> all_to_all_v_async(std::span<const T> send,
+                                                        std::span<const int> counts,
+                                                        std::span<const int> displs = {},
+                                                        const team& t = team::world()) {
+  detail::check_value<T>();
+  auto out = std::make_shared<std::vector<T>>();
+  return detail::start_all_to_all_v(t, send.data(), counts, displs, sizeof(T),
+                                    [out](std::size_t n) -> void* {
+                                      out->resize(n);
+                                      return out->data();
+                                    })
+      .then([out] { return std::move(*out); });
+}
+template <class T>
+std::vector<T> all_to_all_v(std::span<const T> send, std::span<const int> counts,
+                            std::span<const int> displs = {}, const team& t = team::world()) {
+  return all_to_all_v_async(send, counts, displs, t).get();
+}
+
+// ---- barrier -----------------------------------------------------------------------------------
+/// Ready once every member has started it.
+[[nodiscard]] inline future<void> barrier_async(const team& t = team::world()) {
+  return detail::start_barrier(t);
+}
+/// Waits until every member of t arrives, running handlers meanwhile.
+inline void barrier(const team& t) { barrier_async(t).get(); }
+
+}  // namespace mailroom

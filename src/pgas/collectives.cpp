@@ -1,0 +1,141 @@
+// The public collectives: each starts one operation of the team's transport group and becomes a
+// pending operation of the scheduler, whose progress engine completes it (and its future).
+#include "mailroom/collectives.hpp"
+
+#include "mailroom/detail/scheduler.hpp"
+
+#include "common/pe_local.hpp"
+#include "pgas/team_state.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <numeric>
+
+namespace mailroom::detail {
+
+namespace {
+std::uint64_t g_started = 0;  // collectives this PE has started (for the watchdog's report)
+MAILROOM_PE_LOCAL(g_started);
+
+class collective_op final : public pending_op {
+ public:
+  collective_op(std::unique_ptr<transport::request> req, const char* what, int members,
+                std::uint64_t serial)
+      : req_(std::move(req)), what_(what), members_(members), serial_(serial) {}
+  bool test() override { return req_->test(); }
+  void complete() override {
+    req_.reset();
+    done_.set_value();
+  }
+  [[nodiscard]] std::string describe() const override {
+    return fmt::format("{} over {} PEs (collective #{} started here)", what_, members_,
+                       serial_);
+  }
+  [[nodiscard]] future<void> get_future() const { return done_.get_future(); }
+
+ private:
+  std::unique_ptr<transport::request> req_;
+  promise<void> done_;
+  const char* what_;
+  int members_;
+  std::uint64_t serial_;
+};
+
+template <class Start>
+future<void> launch(const team& t, const char* what, Start start) {
+  MAILROOM_CHECK(!scheduler::in_handler(),
+                 "{} called from a handler: collectives are started by every member in the same "
+                 "order from user code", what);
+  transport::group& g = *t.state().group;
+  std::unique_ptr<transport::request> req = start(g);
+  const std::uint64_t serial = g_started++;
+  if (req->test()) return make_ready_future();
+  auto op = std::make_unique<collective_op>(std::move(req), what, g.size(), serial);
+  future<void> f = op->get_future();
+  scheduler::pending.push_back(std::move(op));
+  return f;
+}
+}  // namespace
+
+future<void> start_all_reduce(const team& t, const void* in, void* out, std::size_t count,
+                              const reduction& r) {
+  return launch(t, "all_reduce", [&](transport::group& g) {
+    return g.start_allreduce(in, out, count, r);
+  });
+}
+future<void> start_exclusive_scan(const team& t, const void* in, void* out, std::size_t count,
+                                  const reduction& r) {
+  return launch(t, "exclusive_scan", [&](transport::group& g) {
+    return g.start_exscan(in, out, count, r);
+  });
+}
+future<void> start_broadcast(const team& t, void* data, std::size_t bytes, int root) {
+  MAILROOM_CHECK(root >= 0 && root < t.size(), "broadcast: root {} is not a member rank in "
+                 "[0, {})", root, t.size());
+  return launch(t, "broadcast", [&](transport::group& g) {
+    return g.start_broadcast(data, bytes, root);
+  });
+}
+future<void> start_gather(const team& t, const void* in, void* out, std::size_t bytes,
+                          int root) {
+  MAILROOM_CHECK(root >= 0 && root < t.size(), "gather: root {} is not a member rank in [0, {})",
+                 root, t.size());
+  return launch(t, "gather", [&](transport::group& g) {
+    return g.start_gather(in, out, bytes, root);
+  });
+}
+future<void> start_all_gather(const team& t, const void* in, void* out, std::size_t bytes) {
+  return launch(t, "all_gather", [&](transport::group& g) {
+    return g.start_allgather(in, out, bytes);
+  });
+}
+future<void> start_all_to_all(const team& t, const void* in, void* out, std::size_t bytes) {
+  return launch(t, "all_to_all", [&](transport::group& g) {
+    return g.start_alltoall(in, out, bytes);
+  });
+}
+
+future<void> start_all_to_all_v(const team& t, const void* send, std::span<const int> counts,
+                                std::span<const int> displs, std::size_t elem_bytes,
+                                std::function<void*(std::size_t)> out) {
+  const auto n = static_cast<std::size_t>(t.size());
+  MAILROOM_CHECK(counts.size() == n && (displs.empty() || displs.size() == n),
+                 "all_to_all_v: {} counts and {} displacements for a team of {}", counts.size(),
+                 displs.size(), n);
+  // What the second step needs, kept until it completes: both sides' counts and displacements.
+  struct sides {
+    std::vector<int> send_counts, send_displs, recv_counts, recv_displs;
+  };
+  auto s = std::make_shared<sides>();
+  s->send_counts.assign(counts.begin(), counts.end());
+  s->send_displs.resize(n);
+  if (displs.empty())
+    std::exclusive_scan(counts.begin(), counts.end(), s->send_displs.begin(), 0);
+  else
+    s->send_displs.assign(displs.begin(), displs.end());
+  s->recv_counts.resize(n);
+  s->recv_displs.resize(n);
+  // The counts first, waited for here: a data step started later from a continuation could
+  // be started in another order than the member's other collectives, which MPI would mismatch.
+  start_all_to_all(t, s->send_counts.data(), s->recv_counts.data(), sizeof(int)).wait();
+  std::int64_t total = 0;
+  for (std::size_t p = 0; p < n; ++p) {
+    MAILROOM_CHECK(total <= std::numeric_limits<int>::max(), "all_to_all_v: more than 2^31 - 1 "
+                   "elements arrive at this member; MPI counts are ints");
+    s->recv_displs[p] = static_cast<int>(total);
+    total += s->recv_counts[p];
+  }
+  void* recv = out(static_cast<std::size_t>(total));
+  return launch(t, "all_to_all_v", [&](transport::group& g) {
+           return g.start_alltoallv(send, s->send_counts.data(), s->send_displs.data(), recv,
+                                    s->recv_counts.data(), s->recv_displs.data(), elem_bytes);
+         })
+      .then([s] {});
+}
+
+future<void> start_barrier(const team& t) {
+  return launch(t, "barrier", [](transport::group& g) { return g.start_barrier(); });
+}
+
+}  // namespace mailroom::detail

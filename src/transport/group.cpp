@@ -1,0 +1,234 @@
+// The program's collectives (the public API's): a communicator per group, the world's a duplicate
+// of its own so that they never match mailroom's internal collectives (nor overlap the duplicates
+// that collective.cpp starts on mailroom's communicator). MPI's built-in reductions where MPI
+// knows the type and the operation; otherwise one user-defined MPI_Op that finds the combining
+// function in an attribute of the element datatype, since MPI passes a user function no context.
+#include "mailroom/transport.hpp"
+
+#include "common/pe_local.hpp"
+#include "transport/backend.hpp"
+#include "transport/mpi_check.hpp"
+#include "transport/sim.hpp"
+
+#include <limits>
+
+namespace mailroom::transport {
+
+namespace {
+using mailroom::detail::elem_type;
+using mailroom::detail::reduce_kind;
+using mailroom::detail::reduction;
+
+std::unique_ptr<group> g_world;
+MAILROOM_PE_LOCAL(g_world);
+MPI_Op g_custom_op = MPI_OP_NULL;
+int g_reduction_key = MPI_KEYVAL_INVALID;
+
+MPI_Datatype builtin_type(elem_type t) {
+  switch (t) {
+    case elem_type::i8: return MPI_INT8_T;
+    case elem_type::i16: return MPI_INT16_T;
+    case elem_type::i32: return MPI_INT32_T;
+    case elem_type::i64: return MPI_INT64_T;
+    case elem_type::u8: return MPI_UINT8_T;
+    case elem_type::u16: return MPI_UINT16_T;
+    case elem_type::u32: return MPI_UINT32_T;
+    case elem_type::u64: return MPI_UINT64_T;
+    case elem_type::f32: return MPI_FLOAT;
+    case elem_type::f64: return MPI_DOUBLE;
+    case elem_type::bytes: break;
+  }
+  return MPI_DATATYPE_NULL;
+}
+
+MPI_Op builtin_op(reduce_kind k) {
+  switch (k) {
+    case reduce_kind::sum: return MPI_SUM;
+    case reduce_kind::prod: return MPI_PROD;
+    case reduce_kind::min: return MPI_MIN;
+    case reduce_kind::max: return MPI_MAX;
+    case reduce_kind::band: return MPI_BAND;
+    case reduce_kind::bor: return MPI_BOR;
+    case reduce_kind::bxor: return MPI_BXOR;
+    case reduce_kind::custom: break;
+  }
+  return MPI_OP_NULL;
+}
+
+// The user-defined operation: inout = in op inout, through the reduction attached to the type.
+void custom_op(void* in, void* inout, int* len, MPI_Datatype* type) {
+  void* attr = nullptr;
+  int found = 0;
+  MPI_Type_get_attr(*type, g_reduction_key, &attr, &found);
+  const auto* r = static_cast<const reduction*>(attr);
+  if (found == 0 || r == nullptr) MAILROOM_FAIL("a custom reduction lost its operation");
+  r->combine(in, inout, static_cast<std::size_t>(*len), r->ctx);
+}
+
+int as_int(std::size_t n, const char* what) {
+  MAILROOM_CHECK(n <= static_cast<std::size_t>(std::numeric_limits<int>::max()),
+                 "{} of {} elements: MPI counts are ints; split it", what, n);
+  return static_cast<int>(n);
+}
+
+class mpi_request final : public request {
+ public:
+  mpi_request() = default;
+  ~mpi_request() override {
+    if (req != MPI_REQUEST_NULL) MPI_Wait(&req, MPI_STATUS_IGNORE);
+    release();
+  }
+  mpi_request(const mpi_request&) = delete;
+  mpi_request& operator=(const mpi_request&) = delete;
+  bool test() override {
+    if (req == MPI_REQUEST_NULL) return true;
+    int flag = 0;
+    MAILROOM_MPI(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
+    if (flag == 0) return false;
+    release();
+    return true;
+  }
+  // The element type and operation of a reduction: MPI's own, or bytes carrying `r`.
+  std::pair<MPI_Datatype, MPI_Op> reduce_with(const reduction& r) {
+    if (r.builtin()) return {builtin_type(r.type), builtin_op(r.kind)};
+    red = r;
+    MAILROOM_MPI(MPI_Type_contiguous(as_int(r.elem_bytes, "a reduction element"), MPI_BYTE,
+                                     &type));
+    MAILROOM_MPI(MPI_Type_commit(&type));
+    MAILROOM_MPI(MPI_Type_set_attr(type, g_reduction_key, &red));
+    return {type, g_custom_op};
+  }
+  MPI_Datatype bytes_type(std::size_t elem_bytes) {
+    MAILROOM_MPI(MPI_Type_contiguous(as_int(elem_bytes, "an element"), MPI_BYTE, &type));
+    MAILROOM_MPI(MPI_Type_commit(&type));
+    return type;
+  }
+  MPI_Request req = MPI_REQUEST_NULL;
+
+ private:
+  void release() {
+    if (type != MPI_DATATYPE_NULL) MPI_Type_free(&type);
+  }
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  reduction red;
+};
+
+class mpi_group final : public group {
+ public:
+  mpi_group(MPI_Comm comm, std::vector<int> members) : comm_(comm) {
+    MAILROOM_MPI(MPI_Comm_rank(comm_, &rank_));
+    MAILROOM_MPI(MPI_Comm_size(comm_, &size_));
+    members_ = std::move(members);
+  }
+  ~mpi_group() override { MPI_Comm_free(&comm_); }
+  mpi_group(const mpi_group&) = delete;
+  mpi_group& operator=(const mpi_group&) = delete;
+
+  std::unique_ptr<group> split(int colour, int key) override {
+    // MPI_Comm_split blocks and has no non-blocking form: a barrier that keeps mailroom moving
+    // first, so that no member still waits on another in mailroom when one enters it.
+    auto b = start_barrier();
+    detail::wait_request(*b, "team split");
+    MPI_Comm out = MPI_COMM_NULL;
+    MAILROOM_MPI(MPI_Comm_split(comm_, colour < 0 ? MPI_UNDEFINED : colour, key, &out));
+    if (out == MPI_COMM_NULL) return nullptr;
+    int n = 0;
+    MAILROOM_MPI(MPI_Comm_size(out, &n));
+    std::vector<int> world(static_cast<std::size_t>(n));
+    const int me = world_rank(rank_);
+    MAILROOM_MPI(MPI_Allgather(&me, 1, MPI_INT, world.data(), 1, MPI_INT, out));
+    return std::make_unique<mpi_group>(out, std::move(world));
+  }
+
+  std::unique_ptr<request> start_barrier() override {
+    auto r = std::make_unique<mpi_request>();
+    MAILROOM_MPI(MPI_Ibarrier(comm_, &r->req));
+    return r;
+  }
+  std::unique_ptr<request> start_allreduce(const void* in, void* out, std::size_t count,
+                                           const reduction& red) override {
+    auto r = std::make_unique<mpi_request>();
+    const auto [t, op] = r->reduce_with(red);
+    MAILROOM_MPI(MPI_Iallreduce(in, out, as_int(count, "all_reduce"), t, op, comm_, &r->req));
+    return r;
+  }
+  std::unique_ptr<request> start_exscan(const void* in, void* out, std::size_t count,
+                                        const reduction& red) override {
+    auto r = std::make_unique<mpi_request>();
+    const auto [t, op] = r->reduce_with(red);
+    MAILROOM_MPI(MPI_Iexscan(in, out, as_int(count, "exclusive_scan"), t, op, comm_, &r->req));
+    return r;
+  }
+  std::unique_ptr<request> start_broadcast(void* data, std::size_t bytes, int root) override {
+    auto r = std::make_unique<mpi_request>();
+    MAILROOM_MPI(MPI_Ibcast(data, as_int(bytes, "broadcast"), MPI_BYTE, root, comm_, &r->req));
+    return r;
+  }
+  std::unique_ptr<request> start_gather(const void* in, void* out, std::size_t bytes,
+                                        int root) override {
+    auto r = std::make_unique<mpi_request>();
+    const int n = as_int(bytes, "gather");
+    MAILROOM_MPI(MPI_Igather(in, n, MPI_BYTE, out, n, MPI_BYTE, root, comm_, &r->req));
+    return r;
+  }
+  std::unique_ptr<request> start_allgather(const void* in, void* out,
+                                           std::size_t bytes) override {
+    auto r = std::make_unique<mpi_request>();
+    const int n = as_int(bytes, "all_gather");
+    MAILROOM_MPI(MPI_Iallgather(in, n, MPI_BYTE, out, n, MPI_BYTE, comm_, &r->req));
+    return r;
+  }
+  std::unique_ptr<request> start_alltoall(const void* in, void* out,
+                                          std::size_t bytes) override {
+    auto r = std::make_unique<mpi_request>();
+    const int n = as_int(bytes, "all_to_all");
+    MAILROOM_MPI(MPI_Ialltoall(in, n, MPI_BYTE, out, n, MPI_BYTE, comm_, &r->req));
+    return r;
+  }
+  std::unique_ptr<request> start_alltoallv(const void* send, const int* send_counts,
+                                           const int* send_displs, void* recv,
+                                           const int* recv_counts, const int* recv_displs,
+                                           std::size_t elem_bytes) override {
+    auto r = std::make_unique<mpi_request>();
+    const MPI_Datatype t = r->bytes_type(elem_bytes);
+    MAILROOM_MPI(MPI_Ialltoallv(send, send_counts, send_displs, t, recv, recv_counts,
+                                recv_displs, t, comm_, &r->req));
+    return r;
+  }
+
+ private:
+  MPI_Comm comm_;
+};
+}  // namespace
+
+group& group::world() {
+  MAILROOM_CHECK(g_world != nullptr, "a collective called before mailroom::runtime exists "
+                 "(construct `mailroom::runtime rt(argc, argv);` first)");
+  return *g_world;
+}
+
+namespace detail {
+void start_groups() {
+  if (sim::active()) {
+    g_world = sim::make_world_group();
+    return;
+  }
+  if (g_custom_op == MPI_OP_NULL) {
+    MAILROOM_MPI(MPI_Op_create(&custom_op, 0, &g_custom_op));
+    MAILROOM_MPI(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN,
+                                        &g_reduction_key, nullptr));
+  }
+  MPI_Comm dup = MPI_COMM_NULL;
+  MAILROOM_MPI(MPI_Comm_dup(comm(), &dup));
+  g_world = std::make_unique<mpi_group>(dup, std::vector<int>());
+}
+
+void stop_groups() {
+  g_world.reset();
+  if (sim::active() || g_custom_op == MPI_OP_NULL) return;
+  MPI_Op_free(&g_custom_op);
+  MPI_Type_free_keyval(&g_reduction_key);
+}
+}  // namespace detail
+
+}  // namespace mailroom::transport
