@@ -37,6 +37,7 @@ struct settings {
   std::string matrix;
   std::uint64_t seed = 1;
   std::vector<std::string> variants;
+  std::map<std::string, std::int64_t> options;  // the app's own, as given
   int reps = 3;
   std::string json;
   bool quick = false;
@@ -143,6 +144,7 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
                   {"round_trip_us", {{"before", rt.before_s * 1e6}, {"after", rt.after_s * 1e6}}}};
   j["pes"] = num_pes();
   j["sizes"] = {{"ops_per_pe", sz.n}, {"table_per_pe", sz.table_per_pe}};
+  for (const auto& [name, value] : sz.options) j["sizes"][name] = value;
   j["seed"] = sz.seed;
   j["reps"] = st.reps;
   j["operation"] = app.op;
@@ -161,7 +163,7 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
   j["memory"] = {{"peak_rss_bytes_max_pe", rss}, {"aggregation_peak_bytes_max_pe", pool_peak}};
   double naive = 0;
   for (const auto& r : results)
-    if (r.name == "naive" && r.passed) naive = r.median();
+    if (r.name == app.baseline && r.passed) naive = r.median();
   j["variants"] = json::array();
   for (std::size_t i = 0; i < results.size(); ++i) {
     const variant_result& r = results[i];
@@ -195,7 +197,7 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
       v["max_s"] = r.max();
       v["ns_per_op_per_pe"] =
           r.median() * 1e9 / static_cast<double>(std::max<std::int64_t>(sz.n, 1));
-      if (naive > 0) v["speedup_vs_naive"] = naive / r.median();
+      if (naive > 0) v["speedup_vs_" + app.baseline] = naive / r.median();
     }
     j["variants"].push_back(v);
   }
@@ -213,13 +215,14 @@ void print_table(const app_info& app, const sizes& sz, const std::vector<variant
     shape = fmt::format(", {} table elements per PE", sz.table_per_pe);
   else if (sz.nnz_per_row > 0)
     shape = fmt::format(", {} nonzeros per row", sz.nnz_per_row);
+  for (const auto& [name, value] : sz.options) shape += fmt::format(", {} {}", name, value);
   fmt::print("{}: {} PEs (routing {}), {} {}s per PE{}, seed {}, median of {}\n", app.name,
              num_pes(), routing_in_use(), sz.n, app.op, shape, sz.seed, reps);
   fmt::print("{:<10} {:>10} {:>10} {:>10} {:>14} {:>9}  {}\n", "variant", "median s", "min s",
-             "max s", fmt::format("ns/{}/PE", app.op), "vs naive", "check");
+             "max s", fmt::format("ns/{}/PE", app.op), "vs " + app.baseline, "check");
   double naive = 0;
   for (const auto& r : results)
-    if (r.name == "naive" && r.passed) naive = r.median();
+    if (r.name == app.baseline && r.passed) naive = r.median();
   for (const auto& r : results) {
     if (!r.passed) {
       fmt::print("{:<10} {:>10} {:>10} {:>10} {:>14} {:>9}  FAILED\n", r.name, "-", "-", "-", "-",
@@ -257,7 +260,7 @@ int run_driver(int argc, char** argv) {
   // Apps are registered here once all their variants exist and pass their checks.
   const std::vector<app_info> apps = {
       histogram_app(), index_gather_app(), permute_matrix_app(), transpose_matrix_app(),
-      randperm_app(),  toposort_app(),     triangles_app()};
+      randperm_app(),  toposort_app(),     triangles_app(),        reductions_app()};
 
   CLI::App cli{
       "mailroom-bench: the Bale mini-apps in every variant, timed and checked.\n"
@@ -281,6 +284,10 @@ int run_driver(int argc, char** argv) {
     if (a.takes_matrix)
       sub->add_option("--matrix", st.matrix, "a Matrix Market file to use as the input matrix")
           ->check(CLI::ExistingFile);
+    for (const auto& o : a.options)
+      sub->add_option("--" + o.name, st.options[o.name],
+                      fmt::format("{} (default {})", o.help, o.default_value))
+          ->check(CLI::Range(std::int64_t{0}, std::int64_t{4'000'000'000}));
     sub->add_option("-s,--seed", st.seed, "seed of the input (default 1)");
     std::string all;
     for (const auto& v : a.variants) all += (all.empty() ? "" : ",") + v;
@@ -328,6 +335,11 @@ int run_driver(int argc, char** argv) {
   sz.nnz_per_row = st.nnz >= 0 ? st.nnz : (st.quick ? app->quick_nnz : app->default_nnz);
   sz.matrix = st.matrix;
   sz.seed = st.seed;
+  for (const auto& o : app->options) {
+    const auto given = subs[app->name]->get_option("--" + o.name);
+    sz.options[o.name] = given->count() > 0 ? st.options[o.name]
+                                            : (st.quick ? o.quick_value : o.default_value);
+  }
   // Refuse sizes this machine cannot hold before allocating them.
   const double need =
       32.0 * static_cast<double>(sz.n) + 16.0 * static_cast<double>(sz.table_per_pe);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -19,6 +20,14 @@ struct sizes {
   double nnz_per_row = 0;         ///< average nonzeros per row of generated matrices
   std::string matrix;             ///< a Matrix Market file to use instead of a generated matrix
   std::uint64_t seed = 1;
+  std::map<std::string, std::int64_t> options;  ///< the app's own options (app_info::options)
+};
+
+/// An integer option of one app's own (e.g. reductions' --partitions).
+struct app_option {
+  std::string name;  ///< the flag without its dashes
+  std::string help;
+  std::int64_t default_value, quick_value;
 };
 
 /// One mini-app as the driver sees it. Every call is collective (every PE, same order).
@@ -50,6 +59,8 @@ struct app_info {
   double default_nnz = 0, quick_nnz = 0;  ///< nonzeros per row; 0: not a matrix app
   bool takes_matrix = false;              ///< accepts --matrix FILE.mtx
   std::string n_means = "operations";     ///< what -n counts, for --help ("updates", "rows")
+  std::string baseline = "naive";         ///< the variant the others are compared with
+  std::vector<app_option> options;        ///< options of this app's own
 };
 
 /// Every mini-app (defined next to each app's bench.cpp).
@@ -60,6 +71,7 @@ app_info transpose_matrix_app();
 app_info randperm_app();
 app_info toposort_app();
 app_info triangles_app();
+app_info reductions_app();
 
 /// mailroom-bench's main.
 int run_driver(int argc, char** argv);

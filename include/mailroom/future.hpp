@@ -258,21 +258,26 @@ template <class T>
 [[nodiscard]] auto when_all(const std::vector<future<T>>& fs) {
   using out = std::conditional_t<std::is_void_v<T>, void, std::vector<T>>;
   promise<out> p;
-  auto left = std::make_shared<std::size_t>(fs.size());
-  const auto finish = [p, fs] {
+  // One copy of the list, shared by the continuations (a copy each would cost n^2).
+  struct shared {
+    std::vector<future<T>> fs;
+    std::size_t left;
+  };
+  auto all = std::make_shared<shared>(shared{fs, fs.size()});
+  const auto finish = [p](const std::vector<future<T>>& done) {
     if constexpr (std::is_void_v<T>) {
       p.set_value();
     } else {
       std::vector<T> values;
-      values.reserve(fs.size());
-      for (const auto& f : fs) values.push_back(f.get());
+      values.reserve(done.size());
+      for (const auto& f : done) values.push_back(f.get());
       p.set_value(std::move(values));
     }
   };
-  if (fs.empty()) finish();
+  if (fs.empty()) finish(fs);
   for (const auto& f : fs)
-    detail::notify(f, [left, finish] {
-      if (--*left == 0) finish();
+    detail::notify(f, [all, finish] {
+      if (--all->left == 0) finish(all->fs);
     });
   return p.get_future();
 }

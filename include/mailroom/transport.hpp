@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -212,6 +213,9 @@ class request {
   virtual ~request() = default;
   virtual bool test() = 0;
 };
+/// Tests every request of `reqs` at once (one pass of MPI's progress engine, not one per
+/// request: hundreds may be in flight) and sets done[i] for each that has completed.
+void test_all(std::span<request* const> reqs, std::vector<char>& done);
 
 /// A communicator for the program's own collectives (the public API's, not mailroom's internal
 /// ones): the whole job, or a subset split from another group. Every start_* is collective over

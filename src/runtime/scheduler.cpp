@@ -63,19 +63,41 @@ bool scheduler::progress() {
 }
 
 bool scheduler::poll_pending() {
-  bool any = false;
-  // complete() runs continuations, which may start more operations (appended to the list).
-  for (std::size_t i = 0; i < pending.size();) {
-    if (!pending[i]->test()) {
-      ++i;
-      continue;
+  // Which have completed: the transport's requests together (one MPI call for all), the others
+  // one by one. Then complete those, in order; their continuations may start more operations
+  // (appended to the list, tested at the next poll).
+  thread_local std::vector<transport::request*> requests;
+  thread_local std::vector<std::size_t> of;
+  thread_local std::vector<char> done, request_done;
+  const std::size_t n = pending.size();
+  requests.clear();
+  of.clear();
+  done.assign(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (transport::request* r = pending[i]->transport_request()) {
+      requests.push_back(r);
+      of.push_back(i);
+    } else {
+      done[i] = pending[i]->test() ? 1 : 0;
     }
-    std::shared_ptr<pending_op> op = std::move(pending[i]);
-    pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
-    op->complete();
-    any = true;
   }
-  return any;
+  if (!requests.empty()) {
+    transport::test_all(requests, request_done);
+    for (std::size_t k = 0; k < requests.size(); ++k) done[of[k]] = request_done[k];
+  }
+  if (std::find(done.begin(), done.end(), 1) == done.end()) return false;
+  std::vector<std::shared_ptr<pending_op>> completed;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (done[i] != 0)
+      completed.push_back(std::move(pending[i]));
+    else
+      pending[kept++] = std::move(pending[i]);
+  }
+  pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(kept),
+                pending.begin() + static_cast<std::ptrdiff_t>(n));
+  for (auto& op : completed) op->complete();
+  return true;
 }
 
 void wait_until(bool (*ready)(const void*), const void* state, const char* what) {

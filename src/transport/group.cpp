@@ -201,6 +201,30 @@ class mpi_group final : public group {
 };
 }  // namespace
 
+void test_all(std::span<request* const> reqs, std::vector<char>& done) {
+  done.assign(reqs.size(), 0);
+  if (sim::active()) {
+    for (std::size_t i = 0; i < reqs.size(); ++i) done[i] = reqs[i]->test() ? 1 : 0;
+    return;
+  }
+  // Under MPI every request is an mpi_request: MPI_Testsome over their handles.
+  thread_local std::vector<MPI_Request> handles;
+  thread_local std::vector<int> indices;
+  handles.resize(reqs.size());
+  indices.resize(reqs.size());
+  for (std::size_t i = 0; i < reqs.size(); ++i)
+    handles[i] = static_cast<mpi_request*>(reqs[i])->req;
+  int n = 0;
+  MAILROOM_MPI(MPI_Testsome(static_cast<int>(handles.size()), handles.data(), &n, indices.data(),
+                            MPI_STATUSES_IGNORE));
+  if (n == MPI_UNDEFINED) n = 0;  // (all of them were already complete)
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    auto* r = static_cast<mpi_request*>(reqs[i]);
+    r->req = handles[i];  // MPI_REQUEST_NULL once complete
+    if (r->req == MPI_REQUEST_NULL) done[i] = r->test() ? 1 : 0;  // (frees its datatype)
+  }
+}
+
 group& group::world() {
   MAILROOM_CHECK(g_world != nullptr, "a collective called before mailroom::runtime exists "
                  "(construct `mailroom::runtime rt(argc, argv);` first)");

@@ -42,6 +42,9 @@ class pending_op {
   virtual void complete() = 0;
   /// What it is, for the watchdog's report.
   [[nodiscard]] virtual std::string describe() const = 0;
+  /// The transport request it waits on, if that is all test() does: such requests are tested
+  /// together (transport::test_all), in one pass of MPI's progress engine.
+  [[nodiscard]] virtual transport::request* transport_request() noexcept { return nullptr; }
 };
 
 /// Global scheduler state. One worker per PE: handlers run one at a time.

@@ -1,0 +1,16 @@
+// Reductions, blocking-k1 variant: compute every partition, then one all-reduce of the whole
+// array (the fewest reductions; no overlap of computation with communication).
+#include "reductions/reductions.hpp"
+
+namespace mailroom::apps::reductions {
+
+void blocking_k1(const problem& pb, std::span<std::int64_t> sum) {
+  std::vector<std::int64_t> y(pb.x.size());
+  for (std::int64_t k = 0; k < pb.partitions; ++k) {
+    const std::size_t b = pb.begin(k), e = pb.begin(k + 1);
+    compute(pb, k, std::span(y).subspan(b, e - b));
+  }
+  all_reduce(std::span<const std::int64_t>(y), sum);
+}
+
+}  // namespace mailroom::apps::reductions
