@@ -15,6 +15,7 @@
 #include "mailroom/detail/reduction.hpp"
 #include "mailroom/error.hpp"
 #include "mailroom/future.hpp"
+#include "mailroom/symmetric.hpp"
 #include "mailroom/team.hpp"
 
 #include <algorithm>
@@ -82,23 +83,6 @@ MAILROOM_DEDUCING_OP(bit_xor, a ^ b)
 #undef MAILROOM_DEDUCING_OP
 
 namespace detail {
-template <class T>
-constexpr elem_type elem_type_of() {
-  if constexpr (std::is_same_v<T, float>) return elem_type::f32;
-  if constexpr (std::is_same_v<T, double>) return elem_type::f64;
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    constexpr bool s = std::is_signed_v<T>;
-    switch (sizeof(T)) {
-      case 1: return s ? elem_type::i8 : elem_type::u8;
-      case 2: return s ? elem_type::i16 : elem_type::u16;
-      case 4: return s ? elem_type::i32 : elem_type::u32;
-      case 8: return s ? elem_type::i64 : elem_type::u64;
-      default: break;
-    }
-  }
-  return elem_type::bytes;
-}
-
 template <class Op, template <class> class Name>
 constexpr bool is_op = std::is_same_v<Op, Name<void>> || std::is_same_v<Op, Name<int>> ||
                        std::is_same_v<Op, Name<long>> || std::is_same_v<Op, Name<long long>> ||
@@ -378,7 +362,11 @@ std::vector<T> all_to_all_v(std::span<const T> send, std::span<const int> counts
 [[nodiscard]] inline future<void> barrier_async(const team& t = team::world()) {
   return detail::start_barrier(t);
 }
-/// Waits until every member of t arrives, running handlers meanwhile.
-inline void barrier(const team& t) { barrier_async(t).get(); }
+/// Waits until every member of t arrives, running handlers meanwhile. Every put a member
+/// started before it is visible to every member after it.
+inline void barrier(const team& t) {
+  quiet();
+  barrier_async(t).get();
+}
 
 }  // namespace mailroom

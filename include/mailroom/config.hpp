@@ -41,6 +41,10 @@ namespace mailroom {
     "that does not fit is an error")                                                             \
   X(symmetric_heap_bytes, "MAILROOM_SYMMETRIC_HEAP_BYTES", bytes, 1ull << 30,                    \
     "virtual size of the symmetric heap reserved at the same address on every PE")              \
+  X(shared_heap, "MAILROOM_SHARED_HEAP", count, 1,                                               \
+    "1: the PEs of a node map each other's symmetric heaps, and one-sided operations between "   \
+    "them are loads, stores and hardware atomics; 0: private heaps, every one-sided operation "  \
+    "to another PE through MPI")                                                                 \
   X(idle_sleep_ns, "MAILROOM_IDLE_SLEEP_NS", count, 0,                                          \
     "after 64 progress calls in a row find nothing to do, sleep this long, at most 1 s; 0: "    \
     "spin. Unset: 0, or 1000 on a node with more PEs than cores")                               \

@@ -69,6 +69,7 @@ class runtime {
 /// Lets pending handlers run from user code (a no-op for handlers, when called from one).
 void yield();
 /// Waits until every PE arrives, running handlers meanwhile (not callable from a handler).
+/// Every put a PE started before it (symmetric_array::put) is visible to every PE after it.
 void barrier();
 /// Collective: returns on every PE once no mailroom message is in flight anywhere: every message
 /// sent before any PE called it, and every message their handlers sent in turn, has been handled,

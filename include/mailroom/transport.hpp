@@ -112,6 +112,57 @@ class window {
   std::unique_ptr<impl> impl_;
 };
 
+/// One non-blocking operation in flight (a collective of a group, a one-sided transfer). Poll test() until it returns true; the
+/// buffers given when it started must stay valid until then. Destroying it earlier waits for it.
+class request {
+ public:
+  virtual ~request() = default;
+  virtual bool test() = 0;
+};
+/// Tests every request of `reqs` at once (one pass of MPI's progress engine, not one per
+/// request: hundreds may be in flight) and sets done[i] for each that has completed.
+void test_all(std::span<request* const> reqs, std::vector<char>& done);
+
+/// Read-modify-write operations of heap_window::atomic.
+using atomic_op = mailroom::detail::atomic_op;
+
+/// One-sided access to every PE's part of a region at the same address on every PE (the
+/// symmetric heap): passive target, the window open for its whole life (MPI_Win_create over the
+/// region, lock_all). Construction and destruction are collective. Offsets are in bytes from
+/// the region's start. Blocking operations have completed at the target when they return;
+/// start_get's request completes when the data has arrived, start_put's when `in` may be reused
+/// (the put has completed at the target after flush_all()).
+class heap_window {
+ public:
+  heap_window(std::byte* base, std::size_t bytes);
+  ~heap_window();
+  heap_window(const heap_window&) = delete;
+  heap_window& operator=(const heap_window&) = delete;
+
+  void get(int target, std::size_t offset, void* out, std::size_t bytes);
+  void put(int target, std::size_t offset, const void* in, std::size_t bytes);
+  std::unique_ptr<request> start_get(int target, std::size_t offset, void* out, std::size_t bytes);
+  std::unique_ptr<request> start_put(int target, std::size_t offset, const void* in,
+                                     std::size_t bytes);
+  /// Applies `op` to the integer of type `type` at offset on target, atomically with respect to
+  /// every other atomic of this window, and returns its old value (zero-extended). `operand` is
+  /// the value to add, combine or store; `compare` what compare_swap expects.
+  std::uint64_t atomic(int target, std::size_t offset, mailroom::detail::elem_type type,
+                       atomic_op op, std::uint64_t operand, std::uint64_t compare = 0);
+  /// atomic() without waiting: the old value lands in *result when the request completes.
+  std::unique_ptr<request> start_atomic(int target, std::size_t offset,
+                                        mailroom::detail::elem_type type, atomic_op op,
+                                        std::uint64_t operand, std::uint64_t compare,
+                                        std::uint64_t* result);
+  /// Completes every put this PE started, at its target.
+  void flush_all();
+
+  struct impl;  ///< the engine behind it: MPI or the simulated machine
+
+ private:
+  std::unique_ptr<impl> impl_;
+};
+
 /// Memory shared by the PEs of a node: every PE allocates `bytes` (MPI_Win_allocate_shared on its
 /// node's communicator; contents undefined, pages touched only when used), and every PE of the
 /// node addresses every PE's part directly. Construction and destruction are collective over
@@ -205,17 +256,6 @@ class collective_context {
  private:
   std::unique_ptr<impl> impl_;
 };
-
-/// One non-blocking collective of a group in flight. Poll test() until it returns true; the
-/// buffers given when it started must stay valid until then. Destroying it earlier waits for it.
-class request {
- public:
-  virtual ~request() = default;
-  virtual bool test() = 0;
-};
-/// Tests every request of `reqs` at once (one pass of MPI's progress engine, not one per
-/// request: hundreds may be in flight) and sets done[i] for each that has completed.
-void test_all(std::span<request* const> reqs, std::vector<char>& done);
 
 /// A communicator for the program's own collectives (the public API's, not mailroom's internal
 /// ones): the whole job, or a subset split from another group. Every start_* is collective over

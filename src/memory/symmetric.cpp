@@ -4,12 +4,24 @@
 
 #include "mailroom/transport.hpp"
 
+#include <fmt/format.h>
+
 #include "common/pe_local.hpp"
+#include "memory/one_sided.hpp"
 #include "transport/sim.hpp"
 
+#include "mailroom/config.hpp"
+
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -36,6 +48,19 @@ MAILROOM_PE_LOCAL(g_reserved);
 MAILROOM_PE_LOCAL(g_top);
 MAILROOM_PE_LOCAL(g_blocks);
 MAILROOM_PE_LOCAL(g_allocations);
+// One-sided access. The PEs of a node map each other's heaps (each heap is a shared-memory
+// object, mapped at the symmetric address by its PE and anywhere by the others): their loads,
+// stores and hardware atomics reach it directly. The heap window reaches the others (MPI RMA);
+// it exists when some PE is not mapped here (more than one node, or the simulated machine).
+std::vector<int> g_node_pes;            // world ranks whose heaps are mapped here, ascending
+std::vector<std::byte*> g_node_heaps;   // their bases here (this PE's own: g_base)
+bool g_node_contiguous = false;         // g_node_pes is a run of consecutive ranks
+std::unique_ptr<transport::heap_window> g_window;
+MAILROOM_PE_LOCAL(g_node_pes);
+MAILROOM_PE_LOCAL(g_node_heaps);
+MAILROOM_PE_LOCAL(g_node_contiguous);
+MAILROOM_PE_LOCAL(g_window);
+
 // On the simulated machine every PE's heap is mapped at the same address while it runs, from its
 // first allocation on (a system call at each switch to the PE: none for PEs that allocate none).
 bool g_heap_used = false;
@@ -50,16 +75,91 @@ void trim() noexcept {
   g_top = g_blocks.empty() ? 0 : g_blocks.back().end;
 }
 
-// Tries to map [addr, addr+bytes) on this PE without replacing anything already there.
-bool map_at(std::uintptr_t addr, std::size_t bytes) {
+// Tries to map [addr, addr+bytes) on this PE without replacing anything already there: the
+// shared-memory object `fd`, or private memory when there is none.
+bool map_at(std::uintptr_t addr, std::size_t bytes, int fd) {
+  const int kind = fd >= 0 ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS;
   void* p = mmap(reinterpret_cast<void*>(addr), bytes, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+                 kind | MAP_NORESERVE | MAP_FIXED_NOREPLACE, fd, 0);
   if (p == MAP_FAILED) return false;
   if (reinterpret_cast<std::uintptr_t>(p) != addr) {  // a kernel without FIXED_NOREPLACE
     munmap(p, bytes);
     return false;
   }
   return true;
+}
+
+// The name of PE `rank`'s heap object in this job.
+std::string heap_name(std::uint64_t job, int rank) {
+  return fmt::format("/mailroom-{:x}-{}", job, rank);
+}
+
+// Collective: every PE of a node with others creates its heap as a shared-memory object; -1 on
+// every PE if any could not (the heaps are then private, reached through the window).
+int create_shared_heap(std::uint64_t job, std::size_t bytes) {
+  int fd = -1;
+  if (transport::layout().node_size > 1 && current_config().shared_heap != 0) {
+    const std::string name = heap_name(job, transport::rank());
+    fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd >= 0 && ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
+      close(fd);
+      shm_unlink(name.c_str());
+      fd = -1;
+    }
+  }
+  const bool ok =
+      transport::layout().node_size == 1 || current_config().shared_heap == 0 || fd >= 0;
+  if (transport::allreduce_min(ok ? 1 : 0) == 1) return fd;
+  if (fd >= 0) {
+    close(fd);
+    shm_unlink(heap_name(job, transport::rank()).c_str());
+  }
+  if (current_config().verbose > 0 && transport::rank() == 0)
+    std::fprintf(stderr, "mailroom: the symmetric heaps are not shared within nodes (a "
+                 "shared-memory object of %zu bytes could not be created); one-sided operations "
+                 "go through MPI\n", bytes);
+  return -1;
+}
+
+// Collective: maps the heaps of this node's other PEs (their objects, by name), then removes
+// the names once every PE has mapped what it needs.
+void map_node_heaps(std::uint64_t job, int fd) {
+  const int me = transport::rank(), P = transport::size();
+  g_node_pes.clear();
+  g_node_heaps.clear();
+  if (fd >= 0) {
+    std::vector<int> node(static_cast<std::size_t>(P));
+    transport::allgather(transport::layout().node, node.data());
+    for (int p = 0; p < P; ++p) {
+      if (node[static_cast<std::size_t>(p)] != transport::layout().node) continue;
+      std::byte* base = g_base;
+      if (p != me) {
+        const std::string name = heap_name(job, p);
+        const int peer = shm_open(name.c_str(), O_RDWR, 0600);
+        MAILROOM_CHECK(peer >= 0, "cannot open the symmetric heap of PE {} ({}): {}", p, name,
+                       std::strerror(errno));
+        void* m = mmap(nullptr, g_reserved, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+                       peer, 0);
+        close(peer);
+        MAILROOM_CHECK(m != MAP_FAILED, "cannot map the symmetric heap of PE {}: {}", p,
+                       std::strerror(errno));
+        base = static_cast<std::byte*>(m);
+      }
+      g_node_pes.push_back(p);
+      g_node_heaps.push_back(base);
+    }
+    transport::barrier();
+    shm_unlink(heap_name(job, me).c_str());
+    close(fd);
+  } else {
+    g_node_pes.push_back(me);
+    g_node_heaps.push_back(g_base);
+  }
+  g_node_contiguous = g_node_pes.back() - g_node_pes.front() + 1 ==
+                      static_cast<int>(g_node_pes.size());
+  const bool all_mapped = static_cast<int>(g_node_pes.size()) == P;
+  if (transport::allreduce_min(all_mapped ? 1 : 0) == 0)
+    g_window = std::make_unique<transport::heap_window>(g_base, g_reserved);
 }
 }  // namespace
 
@@ -68,8 +168,19 @@ void symmetric_start(std::size_t bytes) {
     g_base = transport::sim::heap_start(bytes);
     g_reserved = bytes;
     g_top = 0;
+    g_node_pes.assign(1, transport::rank());
+    g_node_heaps.assign(1, g_base);
+    g_node_contiguous = true;
+    g_window = std::make_unique<transport::heap_window>(g_base, g_reserved);
     return;
   }
+  // A name for this job's heap objects: rank 0's process id and clock.
+  std::uint64_t job = 0;
+  if (transport::rank() == 0)
+    job = static_cast<std::uint64_t>(getpid()) << 32 ^
+          static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  transport::broadcast(&job, sizeof job, 0);
+  const int fd = create_shared_heap(job, bytes);
   // Candidates: where each PE's kernel would put the region by itself (rank order), then a few
   // fixed addresses high in the 47-bit user space. The first one that every PE can map wins.
   const int pes = transport::size();
@@ -88,11 +199,12 @@ void symmetric_start(std::size_t bytes) {
                            0x500000000000ull})
     candidates.push_back(a);
   for (std::uintptr_t a : candidates) {
-    const bool ok = map_at(a, bytes);
+    const bool ok = map_at(a, bytes, fd);
     if (transport::allreduce_min(ok ? 1 : 0) == 1) {
       g_base = reinterpret_cast<std::byte*>(a);
       g_reserved = bytes;
       g_top = 0;
+      map_node_heaps(job, fd);
       return;
     }
     if (ok) munmap(reinterpret_cast<void*>(a), bytes);
@@ -103,6 +215,11 @@ void symmetric_start(std::size_t bytes) {
 }
 
 void symmetric_stop() noexcept {
+  g_window.reset();
+  for (std::size_t i = 0; i < g_node_heaps.size(); ++i)
+    if (g_node_heaps[i] != g_base) munmap(g_node_heaps[i], g_reserved);
+  g_node_heaps.clear();
+  g_node_pes.clear();
   if (g_base != nullptr && !transport::sim::active()) munmap(g_base, g_reserved);
   g_base = nullptr;
   g_heap_used = false;
@@ -164,6 +281,76 @@ void symmetric_release(std::uint64_t mark) noexcept {
   for (auto& b : g_blocks)
     if (b.serial >= mark) b.live = false;
   trim();
+}
+
+void* symmetric_peer(int pe, const void* p) noexcept {
+  std::size_t k = 0;
+  if (g_node_contiguous) {
+    k = static_cast<std::size_t>(pe - g_node_pes.front());
+    if (k >= g_node_pes.size()) return nullptr;
+  } else {
+    const auto it = std::lower_bound(g_node_pes.begin(), g_node_pes.end(), pe);
+    if (it == g_node_pes.end() || *it != pe) return nullptr;
+    k = static_cast<std::size_t>(it - g_node_pes.begin());
+  }
+  return g_node_heaps[k] + (static_cast<const std::byte*>(p) - g_base);
+}
+
+void* symmetric_atomic_peer(int pe, const void* p) noexcept {
+  return g_window != nullptr ? nullptr : symmetric_peer(pe, p);
+}
+
+namespace {
+transport::heap_window& window_for(int pe) {
+  MAILROOM_CHECK(g_window != nullptr, "one-sided access to PE {}, whose symmetric heap is not "
+                 "reachable (the runtime has ended?)", pe);
+  return *g_window;
+}
+std::size_t offset_of(const void* p) {
+  return static_cast<std::size_t>(static_cast<const std::byte*>(p) - g_base);
+}
+}  // namespace
+
+void symmetric_get(int pe, const void* p, void* out, std::size_t bytes) {
+  window_for(pe).get(pe, offset_of(p), out, bytes);
+}
+void symmetric_put(int pe, void* p, const void* in, std::size_t bytes) {
+  window_for(pe).put(pe, offset_of(p), in, bytes);
+}
+std::uint64_t symmetric_atomic(int pe, void* p, elem_type type, atomic_op op,
+                               std::uint64_t operand, std::uint64_t compare) {
+  return window_for(pe).atomic(pe, offset_of(p), type, op, operand, compare);
+}
+std::unique_ptr<transport::request> symmetric_start_get(int pe, const void* p, void* out,
+                                                        std::size_t bytes) {
+  return window_for(pe).start_get(pe, offset_of(p), out, bytes);
+}
+std::unique_ptr<transport::request> symmetric_start_put(int pe, void* p, const void* in,
+                                                        std::size_t bytes) {
+  return window_for(pe).start_put(pe, offset_of(p), in, bytes);
+}
+std::unique_ptr<transport::request> symmetric_start_atomic(int pe, void* p, elem_type type,
+                                                           atomic_op op, std::uint64_t operand,
+                                                           std::uint64_t compare,
+                                                           std::uint64_t* result) {
+  return window_for(pe).start_atomic(pe, offset_of(p), type, op, operand, compare, result);
+}
+
+int one_sided_pes() noexcept { return g_base != nullptr ? transport::size() : 0; }
+
+void one_sided_out_of_range(const char* op, int pe, std::size_t i, std::size_t n,
+                            std::size_t size) {
+  MAILROOM_CHECK(g_base != nullptr, "symmetric_array::{} called before mailroom::runtime exists "
+                 "(or after it ended)", op);
+  MAILROOM_CHECK(pe >= 0 && pe < transport::size(), "symmetric_array::{}: PE {} is out of range "
+                 "[0, {})", op, pe, transport::size());
+  MAILROOM_FAIL("symmetric_array::{}: elements [{}, {}) out of range of an array of {} per PE",
+                op, i, i + n, size);
+}
+
+void quiet() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (g_window != nullptr) g_window->flush_all();
 }
 
 }  // namespace mailroom::detail

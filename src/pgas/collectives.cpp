@@ -5,6 +5,7 @@
 #include "mailroom/detail/scheduler.hpp"
 
 #include "common/pe_local.hpp"
+#include "pgas/pending.hpp"
 #include "pgas/team_state.hpp"
 
 #include <fmt/format.h>
@@ -18,31 +19,6 @@ namespace {
 std::uint64_t g_started = 0;  // collectives this PE has started (for the watchdog's report)
 MAILROOM_PE_LOCAL(g_started);
 
-class collective_op final : public pending_op {
- public:
-  collective_op(std::unique_ptr<transport::request> req, const char* what, int members,
-                std::uint64_t serial)
-      : req_(std::move(req)), what_(what), members_(members), serial_(serial) {}
-  bool test() override { return req_->test(); }
-  transport::request* transport_request() noexcept override { return req_.get(); }
-  void complete() override {
-    req_.reset();
-    done_.set_value();
-  }
-  [[nodiscard]] std::string describe() const override {
-    return fmt::format("{} over {} PEs (collective #{} started here)", what_, members_,
-                       serial_);
-  }
-  [[nodiscard]] future<void> get_future() const { return done_.get_future(); }
-
- private:
-  std::unique_ptr<transport::request> req_;
-  promise<void> done_;
-  const char* what_;
-  int members_;
-  std::uint64_t serial_;
-};
-
 template <class Start>
 future<void> launch(const team& t, const char* what, Start start) {
   MAILROOM_CHECK(!scheduler::in_handler(),
@@ -51,12 +27,8 @@ future<void> launch(const team& t, const char* what, Start start) {
   transport::group& g = *t.state().group;
   std::unique_ptr<transport::request> req = start(g);
   const std::uint64_t serial = g_started++;
-  // Not tested here: each test is a pass of MPI's progress engine over every collective in
-  // flight, so testing at each start would cost the square of those in flight.
-  auto op = std::make_unique<collective_op>(std::move(req), what, g.size(), serial);
-  future<void> f = op->get_future();
-  scheduler::pending.push_back(std::move(op));
-  return f;
+  return track(std::move(req), what,
+               fmt::format("over {} PEs (collective #{} started here)", g.size(), serial));
 }
 }  // namespace
 

@@ -117,6 +117,7 @@ void barrier() {
   detail::scheduler::check_running("mailroom::barrier");
   MAILROOM_CHECK(!detail::scheduler::in_handler(), "barrier() called from a handler: handlers "
                  "must never block");
+  detail::quiet();  // (every put before the barrier is visible after it)
   progressing_barrier();
 }
 

@@ -35,6 +35,23 @@ struct node_memory::impl {
   virtual void node_barrier() = 0;
 };
 
+struct heap_window::impl {
+  virtual ~impl() = default;
+  virtual void get(int target, std::size_t offset, void* out, std::size_t bytes) = 0;
+  virtual void put(int target, std::size_t offset, const void* in, std::size_t bytes) = 0;
+  virtual std::unique_ptr<request> start_get(int target, std::size_t offset, void* out,
+                                             std::size_t bytes) = 0;
+  virtual std::unique_ptr<request> start_put(int target, std::size_t offset, const void* in,
+                                             std::size_t bytes) = 0;
+  virtual std::uint64_t atomic(int target, std::size_t offset, mailroom::detail::elem_type type,
+                               atomic_op op, std::uint64_t operand, std::uint64_t compare) = 0;
+  virtual std::unique_ptr<request> start_atomic(int target, std::size_t offset,
+                                                mailroom::detail::elem_type type, atomic_op op,
+                                                std::uint64_t operand, std::uint64_t compare,
+                                                std::uint64_t* result) = 0;
+  virtual void flush_all() = 0;
+};
+
 struct window::impl {
   virtual ~impl() = default;
   virtual void add(int target, std::size_t index, std::int64_t value) = 0;

@@ -8,6 +8,7 @@
 #include "common/pe_local.hpp"
 #include "transport/backend.hpp"
 #include "transport/mpi_check.hpp"
+#include "transport/mpi_request.hpp"
 #include "transport/sim.hpp"
 
 #include <limits>
@@ -15,48 +16,18 @@
 namespace mailroom::transport {
 
 namespace {
-using mailroom::detail::elem_type;
-using mailroom::detail::reduce_kind;
 using mailroom::detail::reduction;
+
+using detail::as_int;
+using detail::mpi_request;
 
 std::unique_ptr<group> g_world;
 MAILROOM_PE_LOCAL(g_world);
 MPI_Op g_custom_op = MPI_OP_NULL;
 int g_reduction_key = MPI_KEYVAL_INVALID;
 
-MPI_Datatype builtin_type(elem_type t) {
-  switch (t) {
-    case elem_type::i8: return MPI_INT8_T;
-    case elem_type::i16: return MPI_INT16_T;
-    case elem_type::i32: return MPI_INT32_T;
-    case elem_type::i64: return MPI_INT64_T;
-    case elem_type::u8: return MPI_UINT8_T;
-    case elem_type::u16: return MPI_UINT16_T;
-    case elem_type::u32: return MPI_UINT32_T;
-    case elem_type::u64: return MPI_UINT64_T;
-    case elem_type::f32: return MPI_FLOAT;
-    case elem_type::f64: return MPI_DOUBLE;
-    case elem_type::bytes: break;
-  }
-  return MPI_DATATYPE_NULL;
-}
-
-MPI_Op builtin_op(reduce_kind k) {
-  switch (k) {
-    case reduce_kind::sum: return MPI_SUM;
-    case reduce_kind::prod: return MPI_PROD;
-    case reduce_kind::min: return MPI_MIN;
-    case reduce_kind::max: return MPI_MAX;
-    case reduce_kind::band: return MPI_BAND;
-    case reduce_kind::bor: return MPI_BOR;
-    case reduce_kind::bxor: return MPI_BXOR;
-    case reduce_kind::custom: break;
-  }
-  return MPI_OP_NULL;
-}
-
 // The user-defined operation: inout = in op inout, through the reduction attached to the type.
-void custom_op(void* in, void* inout, int* len, MPI_Datatype* type) {
+void apply_custom(void* in, void* inout, int* len, MPI_Datatype* type) {
   void* attr = nullptr;
   int found = 0;
   MPI_Type_get_attr(*type, g_reduction_key, &attr, &found);
@@ -64,54 +35,6 @@ void custom_op(void* in, void* inout, int* len, MPI_Datatype* type) {
   if (found == 0 || r == nullptr) MAILROOM_FAIL("a custom reduction lost its operation");
   r->combine(in, inout, static_cast<std::size_t>(*len), r->ctx);
 }
-
-int as_int(std::size_t n, const char* what) {
-  MAILROOM_CHECK(n <= static_cast<std::size_t>(std::numeric_limits<int>::max()),
-                 "{} of {} elements: MPI counts are ints; split it", what, n);
-  return static_cast<int>(n);
-}
-
-class mpi_request final : public request {
- public:
-  mpi_request() = default;
-  ~mpi_request() override {
-    if (req != MPI_REQUEST_NULL) MPI_Wait(&req, MPI_STATUS_IGNORE);
-    release();
-  }
-  mpi_request(const mpi_request&) = delete;
-  mpi_request& operator=(const mpi_request&) = delete;
-  bool test() override {
-    if (req == MPI_REQUEST_NULL) return true;
-    int flag = 0;
-    MAILROOM_MPI(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
-    if (flag == 0) return false;
-    release();
-    return true;
-  }
-  // The element type and operation of a reduction: MPI's own, or bytes carrying `r`.
-  std::pair<MPI_Datatype, MPI_Op> reduce_with(const reduction& r) {
-    if (r.builtin()) return {builtin_type(r.type), builtin_op(r.kind)};
-    red = r;
-    MAILROOM_MPI(MPI_Type_contiguous(as_int(r.elem_bytes, "a reduction element"), MPI_BYTE,
-                                     &type));
-    MAILROOM_MPI(MPI_Type_commit(&type));
-    MAILROOM_MPI(MPI_Type_set_attr(type, g_reduction_key, &red));
-    return {type, g_custom_op};
-  }
-  MPI_Datatype bytes_type(std::size_t elem_bytes) {
-    MAILROOM_MPI(MPI_Type_contiguous(as_int(elem_bytes, "an element"), MPI_BYTE, &type));
-    MAILROOM_MPI(MPI_Type_commit(&type));
-    return type;
-  }
-  MPI_Request req = MPI_REQUEST_NULL;
-
- private:
-  void release() {
-    if (type != MPI_DATATYPE_NULL) MPI_Type_free(&type);
-  }
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  reduction red;
-};
 
 class mpi_group final : public group {
  public:
@@ -232,13 +155,16 @@ group& group::world() {
 }
 
 namespace detail {
+MPI_Op custom_op() { return g_custom_op; }
+int reduction_key() { return g_reduction_key; }
+
 void start_groups() {
   if (sim::active()) {
     g_world = sim::make_world_group();
     return;
   }
   if (g_custom_op == MPI_OP_NULL) {
-    MAILROOM_MPI(MPI_Op_create(&custom_op, 0, &g_custom_op));
+    MAILROOM_MPI(MPI_Op_create(&apply_custom, 0, &g_custom_op));
     MAILROOM_MPI(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN,
                                         &g_reduction_key, nullptr));
   }

@@ -144,6 +144,7 @@ struct engine {
   std::byte* heap_base = nullptr;
   std::size_t heap_bytes = 0;
   int heap_mapped = -1;
+  std::byte* heaps_all = nullptr;  // every PE's heap, side by side (one-sided access)
   // The stall watchdog (a thread of its own, reading these).
   std::atomic<std::uint64_t> turns_seen{0};
   std::atomic<int> running_pe{-1};
@@ -777,6 +778,99 @@ class sim_window final : public window::impl {
   std::vector<std::int64_t*> bases_;
 };
 
+// ---- one-sided access to the symmetric heaps -----------------------------------------------------
+// Every heap through a second mapping of their file; each access costs the PE a round trip on
+// its clock (and lets the others have a turn now and then), as the naive baselines' windows do.
+class done_request final : public request {
+ public:
+  bool test() override { return true; }
+};
+
+class sim_heap_window final : public heap_window::impl {
+ public:
+  sim_heap_window() {
+    engine& e = eng();
+    if (e.heaps_all == nullptr) {
+      void* p = mmap(nullptr, e.heap_bytes * static_cast<std::size_t>(e.m.pes),
+                     PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, e.heap_fd, 0);
+      MAILROOM_CHECK(p != MAP_FAILED, "simulated machine: cannot map the symmetric heaps for "
+                     "one-sided access: {}", std::strerror(errno));
+      e.heaps_all = static_cast<std::byte*>(p);
+    }
+    barrier();
+  }
+  ~sim_heap_window() override { barrier(); }
+  void get(int target, std::size_t offset, void* out, std::size_t bytes) override {
+    std::memcpy(out, at(target, offset), bytes);
+  }
+  void put(int target, std::size_t offset, const void* in, std::size_t bytes) override {
+    std::memcpy(at(target, offset), in, bytes);
+  }
+  std::unique_ptr<request> start_get(int target, std::size_t offset, void* out,
+                                     std::size_t bytes) override {
+    get(target, offset, out, bytes);
+    return std::make_unique<done_request>();
+  }
+  std::unique_ptr<request> start_put(int target, std::size_t offset, const void* in,
+                                     std::size_t bytes) override {
+    put(target, offset, in, bytes);
+    return std::make_unique<done_request>();
+  }
+  std::uint64_t atomic(int target, std::size_t offset, mailroom::detail::elem_type type,
+                       atomic_op op, std::uint64_t operand, std::uint64_t compare) override {
+    using mailroom::detail::elem_type;
+    std::size_t width = 8;
+    switch (type) {
+      case elem_type::i8: case elem_type::u8: width = 1; break;
+      case elem_type::i16: case elem_type::u16: width = 2; break;
+      case elem_type::i32: case elem_type::u32: width = 4; break;
+      default: break;
+    }
+    std::byte* p = at(target, offset);
+    std::uint64_t old = 0;
+    std::memcpy(&old, p, width);  // (little-endian)
+    std::uint64_t now = old;
+    switch (op) {
+      case atomic_op::add: now = old + operand; break;
+      case atomic_op::band: now = old & operand; break;
+      case atomic_op::bor: now = old | operand; break;
+      case atomic_op::bxor: now = old ^ operand; break;
+      case atomic_op::swap: now = operand; break;
+      case atomic_op::load: break;
+      case atomic_op::compare_swap: {
+        const std::uint64_t mask = width == 8 ? ~0ull : (1ull << (8 * width)) - 1;
+        if ((old & mask) == (compare & mask)) now = operand;
+        break;
+      }
+    }
+    std::memcpy(p, &now, width);
+    return old;
+  }
+  std::unique_ptr<request> start_atomic(int target, std::size_t offset,
+                                        mailroom::detail::elem_type type, atomic_op op,
+                                        std::uint64_t operand, std::uint64_t compare,
+                                        std::uint64_t* result) override {
+    *result = atomic(target, offset, type, op, operand, compare);
+    return std::make_unique<done_request>();
+  }
+  void flush_all() override {}
+
+ private:
+  std::byte* at(int target, std::size_t offset) {
+    engine& e = eng();
+    fiber& f = me();
+    if (target != f.pe)
+      f.clock += 2 * (e.node_of(target) == e.node_of(f.pe) ? e.m.node_latency
+                                                           : e.m.network_latency);
+    if (++ops_ % 64 == 0) {
+      f.busy = true;
+      yield();
+    }
+    return e.heaps_all + e.heap_bytes * static_cast<std::size_t>(target) + offset;
+  }
+  std::uint64_t ops_ = 0;
+};
+
 // ---- the stall watchdog ------------------------------------------------------------------------
 class stall_watch {
  public:
@@ -1043,6 +1137,11 @@ std::unique_ptr<node_memory::impl> make_node_memory(std::size_t bytes) {
 std::unique_ptr<window::impl> make_window(std::int64_t* base, std::size_t n) {
   return std::make_unique<sim_window>(base, n);
 }
+std::unique_ptr<heap_window::impl> make_heap_window(std::byte* base, std::size_t bytes) {
+  MAILROOM_CHECK(base == eng().heap_base && bytes <= eng().heap_bytes,
+                 "simulated machine: a heap window over memory other than the symmetric heap");
+  return std::make_unique<sim_heap_window>();
+}
 
 // ---- the symmetric heaps -----------------------------------------------------------------------
 std::byte* heap_start(std::size_t bytes) {
@@ -1231,6 +1330,8 @@ int simulate(const simulated_machine& m, const std::function<int()>& program) {
       box.pop();
     }
   if (e.heap_base != nullptr) munmap(e.heap_base, e.heap_bytes);
+  if (e.heaps_all != nullptr)
+    munmap(e.heaps_all, e.heap_bytes * static_cast<std::size_t>(e.m.pes));
   if (e.heap_fd >= 0) close(e.heap_fd);
   g_engine = nullptr;
   return rc;

@@ -51,6 +51,8 @@ std::unique_ptr<collective_context::impl> make_context();
 std::unique_ptr<group> make_world_group();
 std::unique_ptr<node_memory::impl> make_node_memory(std::size_t bytes);
 std::unique_ptr<window::impl> make_window(std::int64_t* base, std::size_t n);
+/// One-sided access to the symmetric heaps (base, bytes: the calling PE's, from heap_start).
+std::unique_ptr<heap_window::impl> make_heap_window(std::byte* base, std::size_t bytes);
 
 /// The symmetric heap of the calling PE: `bytes` at an address that is the same for every PE
 /// (each PE's own memory is mapped there whenever it runs). Collective.
