@@ -18,11 +18,10 @@ std::vector<T> superstep(const std::vector<T>& out, const std::vector<int>& send
                          const std::vector<int>& send_at) {
   const int P = num_pes();
   std::vector<int> recv_n(P), recv_at(P);
-  transport::alltoall(send_n.data(), recv_n.data());
+  recv_n = all_to_all(std::span<const int>(send_n));
   std::exclusive_scan(recv_n.begin(), recv_n.end(), recv_at.begin(), 0);
   std::vector<T> in(static_cast<std::size_t>(recv_at.back() + recv_n.back()));
-  transport::alltoallv(out.data(), send_n.data(), send_at.data(), in.data(), recv_n.data(),
-                       recv_at.data(), sizeof(T));
+  all_to_all_v<T>(out, send_n, send_at, in, recv_n, recv_at);
   return in;
 }
 

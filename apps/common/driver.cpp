@@ -97,33 +97,29 @@ std::vector<traffic_summary> summarise_traffic(const std::vector<variant_result>
   for (const auto& r : results) {
     traffic_summary t;
     const std::int64_t n = std::max(reps, 1);
-    t.messages = transport::allreduce_sum(r.traffic.messages_sent) / n;
-    t.bytes = transport::allreduce_sum(r.traffic.bytes_sent) / n;
-    t.buffers = transport::allreduce_sum(r.traffic.buffers_sent) / n;
-    t.idle_flushed = transport::allreduce_sum(r.traffic.idle_flushed) / n;
-    t.forwarded = transport::allreduce_sum(r.traffic.messages_forwarded) / n;
+    t.messages = all_reduce(r.traffic.messages_sent) / n;
+    t.bytes = all_reduce(r.traffic.bytes_sent) / n;
+    t.buffers = all_reduce(r.traffic.buffers_sent) / n;
+    t.idle_flushed = all_reduce(r.traffic.idle_flushed) / n;
+    t.forwarded = all_reduce(r.traffic.messages_forwarded) / n;
     std::int64_t net_buffers = 0, net_bytes = 0;
-    const auto& ex = mailroom::detail::exchange::get();
+    const int here = routing_node(this_pe());
     for (std::size_t d = 0; d < r.traffic.buffers_to.size(); ++d)
-      if (ex.node_of(static_cast<int>(d)) != ex.node_of(ex.me())) {
+      if (routing_node(pe(d)) != here) {
         net_buffers += r.traffic.buffers_to[d];
         net_bytes += r.traffic.bytes_to[d];
       }
-    t.network_buffers = transport::allreduce_sum(net_buffers) / n;
-    t.network_bytes = transport::allreduce_sum(net_bytes) / n;
-    const std::int64_t room = transport::allreduce_sum(r.traffic.room_sent) / n;
+    t.network_buffers = all_reduce(net_buffers) / n;
+    t.network_bytes = all_reduce(net_bytes) / n;
+    const std::int64_t room = all_reduce(r.traffic.room_sent) / n;
     t.mean_fill = room > 0 ? static_cast<double>(t.bytes) / static_cast<double>(room) : 0.0;
     t.credit_wait_s_max_pe =
-        transport::allreduce_max_double(r.traffic.credit_wait_seconds / static_cast<double>(n));
+        all_reduce(r.traffic.credit_wait_seconds / static_cast<double>(n), max<>{});
     if (P <= k_most_pes_with_links) {
       std::vector<std::int64_t> mine(static_cast<std::size_t>(P), 0);
       for (std::size_t d = 0; d < r.traffic.messages_to.size() && d < mine.size(); ++d)
         mine[d] = r.traffic.messages_to[d] / n;
-      std::vector<int> counts(static_cast<std::size_t>(P), P), displs(static_cast<std::size_t>(P));
-      for (int p = 0; p < P; ++p) displs[static_cast<std::size_t>(p)] = p * P;
-      t.links.resize(static_cast<std::size_t>(P) * static_cast<std::size_t>(P));
-      transport::gatherv(mine.data(), P, t.links.data(), counts.data(), displs.data(),
-                         sizeof(std::int64_t), 0);
+      t.links = all_gather(std::span<const std::int64_t>(mine));  // (P <= 64: P^2 is small)
     }
     out.push_back(std::move(t));
   }
@@ -139,8 +135,8 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
   j["app"] = app.name;
   j["machine"] = {{"hostname", hostname()},
                   {"cores", std::thread::hardware_concurrency()},
-                  {"mpi", transport::library_version()},
-                  {"nodes", transport::layout().nodes},
+                  {"mpi", mpi_library()},
+                  {"nodes", num_nodes()},
                   {"round_trip_us", {{"before", rt.before_s * 1e6}, {"after", rt.after_s * 1e6}}}};
   j["pes"] = num_pes();
   j["sizes"] = {{"ops_per_pe", sz.n}, {"table_per_pe", sz.table_per_pe}};
@@ -151,15 +147,15 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
   const auto& cfg = current_config();
   j["config"] = {{"buffer_bytes", cfg.buffer_bytes},
                  {"credits", cfg.credits},
-                 {"link_credits", mailroom::detail::exchange::get().link_credits()},
+                 {"link_credits", aggregation().link_credits},
                  {"budget_bytes", cfg.budget_bytes},
                  {"shared_slots", cfg.shared_slots},
                  {"routing", routing_in_use()},
                  {"node_size", cfg.node_size},
                  // what this run had: slots in each PE's shared pool (0: none, or one PE per
                  // node), and their size
-                 {"pool_slots", mailroom::detail::exchange::get().shared_slots()},
-                 {"node_buffer_bytes", mailroom::detail::exchange::get().node_capacity()}};
+                 {"pool_slots", aggregation().shared_slots},
+                 {"node_buffer_bytes", aggregation().node_buffer_bytes}};
   j["memory"] = {{"peak_rss_bytes_max_pe", rss}, {"aggregation_peak_bytes_max_pe", pool_peak}};
   double naive = 0;
   for (const auto& r : results)
@@ -248,7 +244,7 @@ void print_table(const app_info& app, const sizes& sz, const std::vector<variant
     fmt::print("network buffers per PE x mean payload (to other nodes): {}\n", net);
   if (simulated())
     fmt::print("{}: the times are its clock, not this computer's\n",
-               transport::library_version());
+               mpi_library());
   std::fflush(stdout);
 }
 
@@ -356,14 +352,14 @@ int run_driver(int argc, char** argv) {
   auto bench = app->make();
   bench->prepare(sz);
   // ns per operation: the app's own count when it has one (e.g. nonzeros), the largest PE's.
-  if (const std::int64_t ops = bench->ops_per_pe(); ops >= 0) sz.n = transport::allreduce_max(ops);
+  if (const std::int64_t ops = bench->ops_per_pe(); ops >= 0) sz.n = all_reduce(ops, max<>{});
   // Repetitions run in rounds, the order of the variants rotated every round, so that no
   // variant always runs first or last on a machine whose speed drifts.
   std::vector<variant_result> results;
   for (const auto& v : st.variants) results.push_back({v, {}, true, {}});
   const std::size_t nv = results.size();
   round_trips trips;
-  trips.before_s = transport::round_trip_seconds();
+  trips.before_s = round_trip_seconds();
   for (int rep = 0; rep < st.reps; ++rep) {
     for (std::size_t k = 0; k < nv; ++k) {
       variant_result& r = results[(static_cast<std::size_t>(rep) + k) % nv];
@@ -374,7 +370,7 @@ int run_driver(int argc, char** argv) {
       const double t0 = wtime();
       bench->run(r.name);
       barrier();
-      const double dt = transport::allreduce_max_double(wtime() - t0);
+      const double dt = all_reduce(wtime() - t0, max<>{});
       traffic = stats() -= traffic;
       r.traffic += traffic;
       r.passed = bench->check(r.name);  // a failed check is never timed as a success
@@ -384,10 +380,10 @@ int run_driver(int argc, char** argv) {
                      r.name.c_str(), rep + 1, st.reps, dt);
     }
   }
-  trips.after_s = transport::round_trip_seconds();
-  const std::int64_t rss = transport::allreduce_max(peak_rss_bytes());
-  const auto pool = transport::allreduce_max(
-      static_cast<std::int64_t>(detail::exchange::get().peak_pool_bytes()));
+  trips.after_s = round_trip_seconds();
+  const std::int64_t rss = all_reduce(peak_rss_bytes(), max<>{});
+  const auto pool = all_reduce(
+      static_cast<std::int64_t>(aggregation().peak_pool_bytes), max<>{});
   const std::vector<traffic_summary> traffic = summarise_traffic(results, st.reps);
   if (root) {
     print_table(*app, sz, results, st.reps, traffic);
@@ -411,19 +407,15 @@ int run_driver(int argc, char** argv) {
 std::vector<std::int64_t> to_owners(const std::vector<std::int64_t>& values,
                                     const std::function<int(std::int64_t)>& owner) {
   const auto P = static_cast<std::size_t>(num_pes());
-  std::vector<int> counts(P, 0), displs(P, 0), recv_counts(P), recv_displs(P, 0);
+  std::vector<int> counts(P, 0), displs(P, 0);
   for (const std::int64_t v : values) ++counts[static_cast<std::size_t>(owner(v))];
   for (std::size_t p = 1; p < P; ++p) displs[p] = displs[p - 1] + counts[p - 1];
   std::vector<std::int64_t> by_owner(values.size());
   std::vector<int> at(displs);
   for (const std::int64_t v : values)
     by_owner[static_cast<std::size_t>(at[static_cast<std::size_t>(owner(v))]++)] = v;
-  transport::alltoall(counts.data(), recv_counts.data());
-  for (std::size_t p = 1; p < P; ++p) recv_displs[p] = recv_displs[p - 1] + recv_counts[p - 1];
-  std::vector<std::int64_t> mine(static_cast<std::size_t>(recv_displs.back() + recv_counts.back()));
-  transport::alltoallv(by_owner.data(), counts.data(), displs.data(), mine.data(),
-                       recv_counts.data(), recv_displs.data(), sizeof(std::int64_t));
-  return mine;
+  return all_to_all_v(std::span<const std::int64_t>(by_owner), std::span<const int>(counts),
+                      std::span<const int>(displs));
 }
 
 bool is_distributed_permutation(const std::vector<std::int64_t>& part, std::int64_t n) {
@@ -444,7 +436,7 @@ bool is_distributed_permutation(const std::vector<std::int64_t>& part, std::int6
     ++found[static_cast<std::size_t>(v - base)];
   for (std::int64_t i = 0; i < block; ++i)
     wrong += found[static_cast<std::size_t>(i)] != (base + i < n ? 1 : 0);
-  return transport::allreduce_sum(wrong) == 0;
+  return all_reduce(wrong) == 0;
 }
 
 }  // namespace mailroom::apps

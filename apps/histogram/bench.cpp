@@ -44,7 +44,7 @@ class histogram_bench final : public kernel_bench {
     const auto& want = v == "local" ? own_ : expected_;
     std::int64_t wrong = 0;
     for (std::size_t i = 0; i < want.size(); ++i) wrong += counts_[i] != want[i];
-    return transport::allreduce_sum(wrong) == 0;
+    return all_reduce(wrong) == 0;
   }
   ~histogram_bench() override {
     if (counts_.data() != nullptr) symmetric_free(counts_);

@@ -22,13 +22,12 @@ void bsp(const problem& pb, symmetric_array<std::int64_t> counts) {
       if (n == static_cast<int>(k_bucket)) break;
       out[g % P * k_bucket + n++] = g / P;
     }
-    transport::alltoall(send_n.data(), recv_n.data());
+    recv_n = all_to_all(std::span<const int>(send_n));
     std::exclusive_scan(recv_n.begin(), recv_n.end(), recv_at.begin(), 0);
     in.resize(recv_at.back() + recv_n.back());
-    transport::alltoallv(out.data(), send_n.data(), send_at.data(), in.data(), recv_n.data(),
-                         recv_at.data(), sizeof(std::int64_t));
+    all_to_all_v<std::int64_t>(out, send_n, send_at, in, recv_n, recv_at);
     for (const std::int64_t slot : in) counts[slot] += 1;
-  } while (transport::allreduce_max(std::int64_t{i < pb.index.size()}) != 0);  // any PE left?
+  } while (all_reduce(std::int64_t{i < pb.index.size()}, max<>{}) != 0);  // any PE left?
 }
 
 }  // namespace mailroom::apps::histogram

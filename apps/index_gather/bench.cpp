@@ -33,6 +33,8 @@ class index_gather_bench final : public kernel_bench {
       index_gather::selector(pb_, table_, out_);
     else if (v == "lambda")
       index_gather::lambda(pb_, table_, out_);
+    else if (v == "gather")
+      index_gather::gather(pb_, table_, out_);
     else if (v == "local")
       index_gather::local(pb_, table_, out_);
   }
@@ -46,7 +48,7 @@ class index_gather_bench final : public kernel_bench {
                                              : mix(static_cast<std::uint64_t>(g), seed_);
       wrong += out_[i] != want;
     }
-    return transport::allreduce_sum(wrong) == 0;
+    return all_reduce(wrong) == 0;
   }
   ~index_gather_bench() override {
     // Symmetric blocks are reclaimed in reverse order of allocation.
@@ -69,7 +71,7 @@ app_info index_gather_app() {
           100'000,
           10'000,
           1'000,
-          {"naive", "bsp", "conveyor", "selector", "lambda", "local"},
+          {"naive", "bsp", "conveyor", "selector", "lambda", "gather", "local"},
           [] { return std::make_unique<index_gather_bench>(); }};
 }
 

@@ -17,7 +17,7 @@ void bsp(const problem& pb, symmetric_array<std::int64_t> table,
   std::vector<int> sent(P), received(P), start(P);
   for (int d = 0; d < P; ++d) start[d] = d * k_bucket;
   std::size_t i = 0;
-  while (transport::allreduce_max(std::int64_t{i < n}) != 0) {  // anyone still has input
+  while (all_reduce(std::int64_t{i < n}, max<>{}) != 0) {  // anyone still has input
     std::ranges::fill(sent, 0);
     for (; i < n; ++i) {
       const auto d = static_cast<int>(pb.index[i] % P);
@@ -26,13 +26,11 @@ void bsp(const problem& pb, symmetric_array<std::int64_t> table,
       asked[s] = pb.index[i] / P;
       reader[s] = i;
     }
-    transport::alltoall(sent.data(), received.data());
-    transport::alltoallv(asked.data(), sent.data(), start.data(), served.data(), received.data(),
-                         start.data(), sizeof(std::int64_t));
+    received = all_to_all(std::span<const int>(sent));
+    all_to_all_v<std::int64_t>(asked, sent, start, served, received, start);
     for (int d = 0; d < P; ++d)  // answer in place, in the order asked
       for (int s = start[d]; s < start[d] + received[d]; ++s) served[s] = table[served[s]];
-    transport::alltoallv(served.data(), received.data(), start.data(), answers.data(), sent.data(),
-                         start.data(), sizeof(std::int64_t));
+    all_to_all_v<std::int64_t>(served, received, start, answers, sent, start);
     for (int d = 0; d < P; ++d)
       for (int s = start[d]; s < start[d] + sent[d]; ++s) out[reader[s]] = answers[s];
   }

@@ -33,7 +33,7 @@ class permute_matrix_bench final : public kernel_bench {
     const bool same = b_.rows() == want_.rows() && b_.cols() == want_.cols() &&
                       b_.row_ptr() == want_.row_ptr() && b_.col_idx() == want_.col_idx() &&
                       b_.values() == want_.values();
-    return transport::allreduce_min(same ? 1 : 0) == 1 && b_.global_nnz() == pb_.a.global_nnz();
+    return all_reduce(same ? 1 : 0, min<>{}) == 1 && b_.global_nnz() == pb_.a.global_nnz();
   }
   [[nodiscard]] std::int64_t ops_per_pe() const override { return pb_.a.local_nnz(); }
 

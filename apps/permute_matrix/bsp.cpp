@@ -19,7 +19,7 @@ sparse_matrix bsp(const problem& pb) {
   };
   const sparse_matrix& a = pb.a;
   const int P = num_pes();
-  const bool valued = transport::allreduce_max(a.has_values()) != 0;  // an empty PE has none
+  const bool valued = all_reduce(a.has_values(), max<>{}) != 0;  // an empty PE has none
   const std::int64_t n = a.local_rows(), nnz = a.local_nnz();
   std::vector<std::int64_t> ptr(n + 1);
   std::vector<int> send_n(P), buckets(P), forward_n(P), forward_at(P);
@@ -34,7 +34,7 @@ sparse_matrix bsp(const problem& pb) {
       lengths[buckets[d] + send_n[d]++] = {pb.row_perm[l] / P, std::ssize(a.row(l))};
     }
     for (const length& m : superstep(lengths, send_n, buckets)) ptr[m.row + 1] = m.n;
-  } while (transport::allreduce_max(std::int64_t{l < n}) != 0);  // any PE left?
+  } while (all_reduce(std::int64_t{l < n}, max<>{}) != 0);  // any PE left?
   std::inclusive_scan(ptr.begin(), ptr.end(), ptr.begin());
   std::vector<std::int64_t> fill(ptr.begin(), ptr.end() - 1), cols(ptr.back());
   std::vector<double> vals(valued ? ptr.back() : 0);
@@ -65,7 +65,7 @@ sparse_matrix bsp(const problem& pb) {
       cols[at] = e.col;
       if (valued) vals[at] = e.value;
     }
-  } while (transport::allreduce_max(std::int64_t{k < nnz}) != 0);
+  } while (all_reduce(std::int64_t{k < nnz}, max<>{}) != 0);
   return {a.rows(), a.cols(), std::move(ptr), std::move(cols), std::move(vals)};
 }
 

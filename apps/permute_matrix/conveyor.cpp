@@ -19,7 +19,7 @@ sparse_matrix conveyor(const problem& pb) {
   };
   const sparse_matrix& a = pb.a;
   const int P = num_pes();
-  const bool valued = transport::allreduce_max(a.has_values()) != 0;  // an empty PE has none
+  const bool valued = all_reduce(a.has_values(), max<>{}) != 0;  // an empty PE has none
   const std::int64_t n = a.local_rows(), nnz = a.local_nnz();
   std::vector<std::int64_t> ptr(n + 1);
   pe from;

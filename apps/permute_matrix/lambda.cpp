@@ -11,11 +11,11 @@ namespace mailroom::apps::permute_matrix {
 sparse_matrix lambda(const problem& pb) {
   const sparse_matrix& a = pb.a;
   const std::int64_t P = num_pes(), n = a.local_rows();
-  const bool valued = transport::allreduce_max(a.has_values()) != 0;  // an empty PE has none
+  const bool valued = all_reduce(a.has_values(), max<>{}) != 0;  // an empty PE has none
   symmetric_scope scope;  // frees the symmetric arrays below on return
   // Row r's length lands in ptr[r + 2]; after the scan ptr[r + 1] is where row r starts and
   // serves as its cursor, so that once every nonzero is in, ptr[0..n] is B's row_ptr.
-  symmetric_array<std::int64_t> ptr(transport::allreduce_max(n) + 2);
+  symmetric_array<std::int64_t> ptr(all_reduce(n, max<>{}) + 2);
   actor<> lengths;
   for (std::int64_t l = 0; l < n; ++l)
     lengths.send(pe(pb.row_perm[l] % P),

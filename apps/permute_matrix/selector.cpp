@@ -17,7 +17,7 @@ sparse_matrix selector(const problem& pb) {
   };
   const sparse_matrix& a = pb.a;
   const int P = num_pes();
-  const bool valued = transport::allreduce_max(a.has_values()) != 0;  // an empty PE has none
+  const bool valued = all_reduce(a.has_values(), max<>{}) != 0;  // an empty PE has none
   std::vector<std::int64_t> ptr(a.local_rows() + 1);
   actor lengths{mailbox<length>([&](length m) { ptr[m.row + 1] = m.n; })};
   for (std::int64_t l = 0; l < a.local_rows(); ++l)

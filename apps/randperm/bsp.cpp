@@ -26,17 +26,16 @@ std::vector<std::int64_t> bsp(std::int64_t n_per_pe, std::uint64_t seed) {
       out[start[p] + sent[p]++] = darts.back();
       darts.pop_back();
     }
-    transport::alltoall(sent.data(), received.data());
+    received = all_to_all(std::span<const int>(sent));
     std::exclusive_scan(received.begin(), received.end(), at.begin(), 0);
     in.resize(at.back() + received.back());
-    transport::alltoallv(out.data(), sent.data(), start.data(), in.data(), received.data(),
-                         at.data(), sizeof(std::int64_t));
+    all_to_all_v<std::int64_t>(out, sent, start, in, received, at);
     for (std::int64_t d : in) {
       std::int64_t& t = target[slot(d) / P];
       if ((d & k_value) < (t & k_value)) std::swap(d, t);
       if (d != -1) darts.push_back(d + k_missed);  // the loser, thrown again from here
     }
-  } while (transport::allreduce_max(std::int64_t{!darts.empty()}) != 0);  // any PE holds one?
+  } while (all_reduce(std::int64_t{!darts.empty()}, max<>{}) != 0);  // any PE holds one?
   std::vector<std::int64_t> part;
   for (const std::int64_t t : target)
     if (t != -1) part.push_back(t & k_value);

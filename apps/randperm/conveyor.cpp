@@ -14,7 +14,7 @@ std::vector<std::int64_t> conveyor(std::int64_t n_per_pe, std::uint64_t seed) {
   std::vector<std::int64_t> target(static_cast<std::size_t>(2 * n_per_pe), -1);
   std::vector<std::int64_t> darts(static_cast<std::size_t>(n_per_pe)), missed;
   std::iota(darts.begin(), darts.end(), this_pe().rank() * n_per_pe);  // this round's throws
-  while (transport::allreduce_max(std::ssize(darts)) > 0) {
+  while (all_reduce(std::ssize(darts), max<>{}) > 0) {
     mailroom::conveyor<std::int64_t> c;
     std::size_t i = 0;
     std::int64_t d = 0;

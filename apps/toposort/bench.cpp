@@ -29,7 +29,7 @@ class toposort_bench final : public kernel_bench {
   bool check(std::string_view) override {
     const bool sizes_ok = std::ssize(res_.row_perm) == a_.local_rows() &&
                           std::ssize(res_.col_perm) == at_.local_rows();
-    if (transport::allreduce_min(sizes_ok ? 1 : 0) == 0 ||
+    if (all_reduce(sizes_ok ? 1 : 0, min<>{}) == 0 ||
         !is_distributed_permutation(res_.row_perm, a_.rows()) ||
         !is_distributed_permutation(res_.col_perm, a_.cols()))
       return false;
@@ -41,7 +41,7 @@ class toposort_bench final : public kernel_bench {
       wrong += cols.empty() || cols.front() != b.global_row(l) ||
                (b.has_values() && b.row_values(l).front() != 1.0);
     }
-    return transport::allreduce_sum(wrong) == 0;
+    return all_reduce(wrong) == 0;
   }
   [[nodiscard]] std::int64_t ops_per_pe() const override { return a_.local_nnz(); }
 

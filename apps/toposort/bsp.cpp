@@ -32,11 +32,10 @@ result bsp(const sparse_matrix& a, const sparse_matrix& at) {
   std::vector<int> sent(P), received(P), start(P), at_(P), all(P);
   for (int p = 0; p < P; ++p) start[p] = p * k_bucket;
   const auto superstep = [&]<class T>(const std::vector<T>& out) {
-    transport::alltoall(sent.data(), received.data());
+    received = all_to_all(std::span<const int>(sent));
     std::exclusive_scan(received.begin(), received.end(), at_.begin(), 0);
     std::vector<T> in(at_.back() + received.back());
-    transport::alltoallv(out.data(), sent.data(), start.data(), in.data(), received.data(),
-                         at_.data(), sizeof(T));
+    all_to_all_v<T>(out, sent, start, in, received, at_);
     std::ranges::fill(sent, 0);
     return in;
   };
@@ -49,7 +48,7 @@ result bsp(const sparse_matrix& a, const sparse_matrix& at) {
       pivots[start[p] + sent[p]++] = {sum[l], a.global_row(l), mine++};
     }
     const std::vector<int> counts(P, mine);
-    transport::alltoall(counts.data(), all.data());  // every PE's pivot count this superstep
+    all = all_to_all(std::span<const int>(counts));  // every PE's pivot count this superstep
     const std::int64_t base = top - std::accumulate(all.begin(), all.begin() + me, 0);
     top -= std::accumulate(all.begin(), all.end(), 0);
     for (int p = 0; p < P; ++p)
@@ -78,7 +77,7 @@ result bsp(const sparse_matrix& a, const sparse_matrix& at) {
       sum[m.row] -= m.col;
       if (--count[m.row] == 1) ready.push_back(m.row);
     }
-  } while (transport::allreduce_max(std::int64_t{!ready.empty() || fan < columns.size()}) != 0);
+  } while (all_reduce(std::int64_t{!ready.empty() || fan < columns.size()}, max<>{}) != 0);
   return res;
 }
 

@@ -21,7 +21,7 @@ result lambda(const sparse_matrix& a, const sparse_matrix& at) {
   symmetric_scope scope;  // frees the symmetric arrays on return
   std::vector<row_state> rows(lr);
   symmetric_array<std::int64_t> col_perm(
-      static_cast<std::size_t>(transport::allreduce_max(at.local_rows())));
+      static_cast<std::size_t>(all_reduce(at.local_rows(), max<>{})));
   for (std::int64_t l = 0; l < lr; ++l)
     rows[l] = {std::ssize(a.row(l)), 0,
                std::accumulate(a.row(l).begin(), a.row(l).end(), std::int64_t{0})};

@@ -31,7 +31,7 @@ class transpose_matrix_bench final : public kernel_bench {
     // Against the library's serial reference on every PE, and the variant's own transpose of its
     // result must give A back.
     const bool same = same_here(t_, want_) && same_here(transpose_by(v, t_), a_);
-    return transport::allreduce_min(same ? 1 : 0) == 1;
+    return all_reduce(same ? 1 : 0, min<>{}) == 1;
   }
   [[nodiscard]] std::int64_t ops_per_pe() const override { return a_.local_nnz(); }
 

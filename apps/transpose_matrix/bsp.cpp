@@ -14,7 +14,7 @@ sparse_matrix bsp(const sparse_matrix& a) {
     double value;
   };
   const int P = num_pes();
-  const bool valued = transport::allreduce_max(a.has_values()) != 0;  // an empty PE has none
+  const bool valued = all_reduce(a.has_values(), max<>{}) != 0;  // an empty PE has none
   const std::int64_t nnz = a.local_nnz();
   std::vector<std::int64_t> ptr(sparse_matrix::local_rows(a.cols(), this_pe().rank(), P) + 1);
   std::vector<int> send_n(P);
@@ -29,7 +29,7 @@ sparse_matrix bsp(const sparse_matrix& a) {
       rows[j % P * k_bsp_bucket + s++] = j / P;
     }
     for (const std::int64_t r : superstep(rows, send_n)) ++ptr[r + 1];
-  } while (transport::allreduce_max(std::int64_t{k < nnz}) != 0);  // any PE left?
+  } while (all_reduce(std::int64_t{k < nnz}, max<>{}) != 0);  // any PE left?
   std::inclusive_scan(ptr.begin(), ptr.end(), ptr.begin());
   std::vector<std::int64_t> fill(ptr.begin(), ptr.end() - 1), cols(ptr.back());
   std::vector<double> vals(valued ? ptr.back() : 0);
@@ -50,7 +50,7 @@ sparse_matrix bsp(const sparse_matrix& a) {
       cols[at] = e.col;
       if (valued) vals[at] = e.value;
     }
-  } while (transport::allreduce_max(std::int64_t{k < nnz}) != 0);
+  } while (all_reduce(std::int64_t{k < nnz}, max<>{}) != 0);
   return {a.cols(), a.rows(), std::move(ptr), std::move(cols), std::move(vals)};
 }
 

@@ -13,7 +13,7 @@ sparse_matrix conveyor(const sparse_matrix& a) {
     double value;
   };
   const int P = num_pes();
-  const bool valued = transport::allreduce_max(a.has_values()) != 0;  // an empty PE has none
+  const bool valued = all_reduce(a.has_values(), max<>{}) != 0;  // an empty PE has none
   const std::int64_t nnz = a.local_nnz();
   std::vector<std::int64_t> ptr(sparse_matrix::local_rows(a.cols(), this_pe().rank(), P) + 1);
   pe from;

@@ -9,12 +9,12 @@ namespace mailroom::apps::transpose_matrix {
 
 sparse_matrix lambda(const sparse_matrix& a) {
   const int P = num_pes();
-  const bool valued = transport::allreduce_max(a.has_values()) != 0;  // an empty PE has none
+  const bool valued = all_reduce(a.has_values(), max<>{}) != 0;  // an empty PE has none
   const std::int64_t n = sparse_matrix::local_rows(a.cols(), this_pe().rank(), P);
   symmetric_scope scope;  // frees the symmetric arrays below on return
   // Row r's count lands in ptr[r + 2]; after the scan ptr[r + 1] is where row r starts and
   // serves as its cursor, so that once every nonzero is in, ptr[0..n] is A^T's row_ptr.
-  symmetric_array<std::int64_t> ptr(transport::allreduce_max(n) + 2);
+  symmetric_array<std::int64_t> ptr(all_reduce(n, max<>{}) + 2);
   actor<> count;
   for (const std::int64_t j : a.col_idx())
     count.send(pe(j % P), [ptr, r = j / P] { ++ptr[r + 2]; });

@@ -12,7 +12,7 @@ sparse_matrix selector(const sparse_matrix& a) {
     double value;
   };
   const int P = num_pes();
-  const bool valued = transport::allreduce_max(a.has_values()) != 0;  // an empty PE has none
+  const bool valued = all_reduce(a.has_values(), max<>{}) != 0;  // an empty PE has none
   std::vector<std::int64_t> ptr(sparse_matrix::local_rows(a.cols(), this_pe().rank(), P) + 1);
   actor count{mailbox<std::int64_t>([&](std::int64_t row) { ++ptr[row + 1]; })};
   for (const std::int64_t j : a.col_idx()) count.send(pe(j % P), j / P);

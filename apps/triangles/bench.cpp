@@ -4,6 +4,7 @@
 #include "triangles/triangles.hpp"
 
 #include <algorithm>
+#include <array>
 #include <span>
 
 namespace mailroom::apps {
@@ -40,8 +41,7 @@ std::int64_t count_gathered(const sparse_matrix& l) {
   for (std::int64_t i = 0; i + 1 < std::ssize(m.row_ptr); ++i)
     for (const std::int64_t j : csr_row(m.row_ptr, m.col_idx, i))
       n += common(csr_row(m.row_ptr, m.col_idx, i), csr_row(m.row_ptr, m.col_idx, j));
-  transport::broadcast(&n, sizeof n, 0);
-  return n;
+  return broadcast(n, 0);
 }
 
 // Too big to gather: every PE in turn broadcasts its rows, and every PE merges each of its rows
@@ -50,19 +50,19 @@ std::int64_t count_broadcast(const sparse_matrix& l) {
   const int P = num_pes(), me = this_pe().rank();
   std::int64_t n = 0;
   for (int root = 0; root < P; ++root) {
-    std::int64_t len[2] = {l.local_rows(), l.local_nnz()};
-    transport::broadcast(len, sizeof len, root);
+    std::array<std::int64_t, 2> len{l.local_rows(), l.local_nnz()};
+    len = broadcast(len, root);
     std::vector<std::int64_t> rp(static_cast<std::size_t>(len[0] + 1)),
         ci(static_cast<std::size_t>(len[1]));
     if (me == root) rp = l.row_ptr(), ci = l.col_idx();
-    transport::broadcast(rp.data(), rp.size() * sizeof(std::int64_t), root);
-    transport::broadcast(ci.data(), ci.size() * sizeof(std::int64_t), root);
+    broadcast(std::span(rp), root);
+    broadcast(std::span(ci), root);
     for (std::int64_t r = 0; r < l.local_rows(); ++r)
       for (const std::int64_t j : l.row(r))
         if (sparse_matrix::owner(j, P) == root)
           n += common(l.row(r), csr_row(rp, ci, sparse_matrix::local_index(j, P)));
   }
-  return transport::allreduce_sum(n);
+  return all_reduce(n);
 }
 
 // This PE's rows of the strictly lower triangle of a square matrix.
@@ -104,7 +104,7 @@ class triangles_bench final : public kernel_bench {
   }
   // Every variant returns the whole graph's count on every PE: each PE's must be exact.
   bool check(std::string_view) override {
-    return transport::allreduce_sum(std::int64_t{count_ != expected_}) == 0;
+    return all_reduce(std::int64_t{count_ != expected_}) == 0;
   }
   [[nodiscard]] std::int64_t ops_per_pe() const override { return l_.local_nnz(); }
 

@@ -18,14 +18,13 @@ std::int64_t bsp(const sparse_matrix& l) {
   for (int d = 0; d < P; ++d) start[d] = d * k_bucket;
   std::int64_t hits = 0;
   auto superstep = [&](bool done) {  // collective; true while some PE has queries left
-    transport::alltoall(sent.data(), received.data());
-    transport::alltoallv(out.data(), sent.data(), start.data(), in.data(), received.data(),
-                         start.data(), sizeof(query));
+    received = all_to_all(std::span<const int>(sent));
+    all_to_all_v<query>(out, sent, start, in, received, start);
     for (int d = 0; d < P; ++d)
       for (int s = start[d]; s < start[d] + received[d]; ++s)
         hits += std::ranges::binary_search(l.row(in[s].j), in[s].k);
     std::ranges::fill(sent, 0);
-    return transport::allreduce_min(std::int64_t{done}) == 0;
+    return all_reduce(std::int64_t{done}, min<>{}) == 0;
   };
   for (std::int64_t r = 0; r < l.local_rows(); ++r) {
     const auto row = l.row(r);
@@ -39,7 +38,7 @@ std::int64_t bsp(const sparse_matrix& l) {
   }
   while (superstep(true)) {
   }
-  return transport::allreduce_sum(hits);
+  return all_reduce(hits);
 }
 
 }  // namespace mailroom::apps::triangles

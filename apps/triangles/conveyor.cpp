@@ -31,7 +31,7 @@ std::int64_t conveyor(const sparse_matrix& l) {
   }
   while (serve(true)) {
   }
-  return transport::allreduce_sum(hits);
+  return all_reduce(hits);
 }
 
 }  // namespace mailroom::apps::triangles

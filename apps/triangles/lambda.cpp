@@ -29,7 +29,7 @@ std::int64_t lambda(const sparse_matrix& l) {
   }
   wedges.done();
   wedges.wait();
-  return transport::allreduce_sum(here->hits);
+  return all_reduce(here->hits);
 }
 
 }  // namespace mailroom::apps::triangles

@@ -25,7 +25,7 @@ std::int64_t selector(const sparse_matrix& l) {
   }
   wedges.done();
   wedges.wait();
-  return transport::allreduce_sum(hits);
+  return all_reduce(hits);
 }
 
 }  // namespace mailroom::apps::triangles

@@ -154,21 +154,29 @@ template <class T, std::size_t N>
 struct is_span<std::span<T, N>> : std::true_type {};
 
 // Start one collective on the team and return a future that is ready once it has completed
-// (src/pgas/collectives.cpp). Buffers must stay valid until then.
+// (src/pgas/collectives.cpp). Buffers must stay valid until then. With `wait`, complete it
+// first, running the progress engine (the blocking forms).
 future<void> start_all_reduce(const team& t, const void* in, void* out, std::size_t count,
-                              const reduction& r);
+                              const reduction& r, bool wait);
 future<void> start_exclusive_scan(const team& t, const void* in, void* out, std::size_t count,
-                                  const reduction& r);
-future<void> start_broadcast(const team& t, void* data, std::size_t bytes, int root);
-future<void> start_gather(const team& t, const void* in, void* out, std::size_t bytes, int root);
-future<void> start_all_gather(const team& t, const void* in, void* out, std::size_t bytes);
-future<void> start_all_to_all(const team& t, const void* in, void* out, std::size_t bytes);
+                                  const reduction& r, bool wait);
+future<void> start_broadcast(const team& t, void* data, std::size_t bytes, int root, bool wait);
+future<void> start_gather(const team& t, const void* in, void* out, std::size_t bytes, int root,
+                          bool wait);
+future<void> start_all_gather(const team& t, const void* in, void* out, std::size_t bytes,
+                              bool wait);
+future<void> start_all_to_all(const team& t, const void* in, void* out, std::size_t bytes,
+                              bool wait);
 /// Exchanges the counts (waiting for them), then starts the data; out(n) gives room for the n
 /// elements that arrive (by source).
 future<void> start_all_to_all_v(const team& t, const void* send, std::span<const int> counts,
                                 std::span<const int> displs, std::size_t elem_bytes,
-                                std::function<void*(std::size_t)> out);
-future<void> start_barrier(const team& t);
+                                std::function<void*(std::size_t)> out, bool wait);
+/// MPI_Alltoallv itself: both sides' counts and displacements given.
+future<void> start_all_to_all_v(const team& t, const void* send, const int* send_counts,
+                                const int* send_displs, void* recv, const int* recv_counts,
+                                const int* recv_displs, std::size_t elem_bytes, bool wait);
+future<void> start_barrier(const team& t, bool wait);
 }  // namespace detail
 
 // ---- all_reduce --------------------------------------------------------------------------------
@@ -182,14 +190,17 @@ template <class T, class Op = plus<>>
     Op op;
   };
   auto b = std::make_shared<box>(box{v, v, std::move(op)});
-  return detail::start_all_reduce(t, &b->in, &b->out, 1, detail::reduction_of<T>(b->op))
+  return detail::start_all_reduce(t, &b->in, &b->out, 1, detail::reduction_of<T>(b->op), false)
       .then([b] { return b->out; });
 }
 /// Blocking all_reduce_async.
 template <class T, class Op = plus<>>
   requires(!detail::is_span<T>::value)
 T all_reduce(const T& v, Op op = {}, const team& t = team::world()) {
-  return all_reduce_async(v, std::move(op), t).get();
+  detail::check_value<T>();
+  T out = v;
+  (void)detail::start_all_reduce(t, &v, &out, 1, detail::reduction_of<T>(op), true);
+  return out;
 }
 /// Element-wise: out[i] = in[i] combined over the members. Both spans, of the same size on
 /// every member, stay valid until the future is ready. Non-blocking.
@@ -201,13 +212,17 @@ template <class T, class Op = plus<>>
                  in.size(), out.size());
   auto keep = std::make_shared<Op>(std::move(op));
   return detail::start_all_reduce(t, in.data(), out.data(), in.size(),
-                                  detail::reduction_of<T>(*keep))
+                                  detail::reduction_of<T>(*keep), false)
       .then([keep] {});
 }
 template <class T, class Op = plus<>>
 void all_reduce(std::span<const T> in, std::span<T> out, Op op = {},
                 const team& t = team::world()) {
-  all_reduce_async(in, out, std::move(op), t).get();
+  detail::check_value<T>();
+  MAILROOM_CHECK(in.size() == out.size(), "all_reduce: {} elements in, room for {} out",
+                 in.size(), out.size());
+  (void)detail::start_all_reduce(t, in.data(), out.data(), in.size(),
+                                 detail::reduction_of<T>(op), true);
 }
 /// In place: data[i] becomes data[i] combined over the members.
 template <class T, class Op = plus<>>
@@ -218,12 +233,14 @@ template <class T, class Op = plus<>>
 }
 template <class T, class Op = plus<>>
 void all_reduce(std::span<T> data, Op op = {}, const team& t = team::world()) {
-  all_reduce_async(data, std::move(op), t).get();
+  const std::vector<T> in(data.begin(), data.end());
+  all_reduce(std::span<const T>(in), data, std::move(op), t);
 }
 
 // ---- exclusive_scan ----------------------------------------------------------------------------
 /// init op v_0 op ... op v_{r-1} on member r (init on member 0), as std::exclusive_scan.
 template <class T, class Op = plus<>>
+  requires(!detail::is_span<T>::value)
 [[nodiscard]] future<T> exclusive_scan_async(const T& v, const T& init, Op op = {},
                                              const team& t = team::world()) {
   detail::check_value<T>();
@@ -233,12 +250,44 @@ template <class T, class Op = plus<>>
   };
   auto b = std::make_shared<box>(box{v, init, init, std::move(op)});
   const bool first = t.rank() == 0;
-  return detail::start_exclusive_scan(t, &b->in, &b->out, 1, detail::reduction_of<T>(b->op))
+  return detail::start_exclusive_scan(t, &b->in, &b->out, 1, detail::reduction_of<T>(b->op),
+                                      false)
       .then([b, first] { return first ? b->init : b->op(b->init, b->out); });
 }
 template <class T, class Op = plus<>>
+  requires(!detail::is_span<T>::value)
 T exclusive_scan(const T& v, const T& init, Op op = {}, const team& t = team::world()) {
-  return exclusive_scan_async(v, init, std::move(op), t).get();
+  detail::check_value<T>();
+  T out = init;
+  (void)detail::start_exclusive_scan(t, &v, &out, 1, detail::reduction_of<T>(op), true);
+  return t.rank() == 0 ? init : op(init, out);
+}
+
+/// Element-wise: out[i] = init op in_0[i] op ... op in_{r-1}[i] on member r. The spans (of the
+/// same size on every member) stay valid until the future is ready.
+template <class T, class Op = plus<>>
+[[nodiscard]] future<void> exclusive_scan_async(std::span<const T> in, std::span<T> out,
+                                                const T& init, Op op = {},
+                                                const team& t = team::world()) {
+  detail::check_value<T>();
+  MAILROOM_CHECK(in.size() == out.size(), "exclusive_scan: {} elements in, room for {} out",
+                 in.size(), out.size());
+  struct box {
+    T init;
+    Op op;
+  };
+  auto b = std::make_shared<box>(box{init, std::move(op)});
+  const bool first = t.rank() == 0;
+  return detail::start_exclusive_scan(t, in.data(), out.data(), in.size(),
+                                      detail::reduction_of<T>(b->op), false)
+      .then([b, out, first] {
+        for (T& x : out) x = first ? b->init : b->op(b->init, x);
+      });
+}
+template <class T, class Op = plus<>>
+void exclusive_scan(std::span<const T> in, std::span<T> out, const T& init, Op op = {},
+                    const team& t = team::world()) {
+  exclusive_scan_async(in, out, init, std::move(op), t).get();
 }
 
 // ---- broadcast ---------------------------------------------------------------------------------
@@ -248,23 +297,27 @@ template <class T>
 [[nodiscard]] future<T> broadcast_async(const T& v, int root, const team& t = team::world()) {
   detail::check_value<T>();
   auto b = std::make_shared<T>(v);
-  return detail::start_broadcast(t, b.get(), sizeof(T), root).then([b] { return *b; });
+  return detail::start_broadcast(t, b.get(), sizeof(T), root, false).then([b] { return *b; });
 }
 template <class T>
   requires(!detail::is_span<T>::value)
 T broadcast(const T& v, int root, const team& t = team::world()) {
-  return broadcast_async(v, root, t).get();
+  detail::check_value<T>();
+  T out = v;
+  (void)detail::start_broadcast(t, &out, sizeof(T), root, true);
+  return out;
 }
 /// Root's data into every member's data (same size everywhere; valid until ready).
 template <class T>
 [[nodiscard]] future<void> broadcast_async(std::span<T> data, int root,
                                            const team& t = team::world()) {
   detail::check_value<T>();
-  return detail::start_broadcast(t, data.data(), data.size_bytes(), root);
+  return detail::start_broadcast(t, data.data(), data.size_bytes(), root, false);
 }
 template <class T>
 void broadcast(std::span<T> data, int root, const team& t = team::world()) {
-  broadcast_async(data, root, t).get();
+  detail::check_value<T>();
+  (void)detail::start_broadcast(t, data.data(), data.size_bytes(), root, true);
 }
 
 // ---- gather and all_gather ---------------------------------------------------------------------
@@ -279,7 +332,7 @@ template <class T>
   };
   auto b = std::make_shared<box>(box{v, {}});
   if (t.rank() == root) b->out.resize(static_cast<std::size_t>(t.size()), v);
-  return detail::start_gather(t, &b->in, b->out.data(), sizeof(T), root)
+  return detail::start_gather(t, &b->in, b->out.data(), sizeof(T), root, false)
       .then([b] { return std::move(b->out); });
 }
 template <class T>
@@ -307,7 +360,7 @@ template <class T>
   };
   auto b = std::make_shared<box>(box{{v.begin(), v.end()}, {}});
   b->out.resize(v.size() * static_cast<std::size_t>(t.size()));
-  return detail::start_all_gather(t, b->in.data(), b->out.data(), v.size_bytes())
+  return detail::start_all_gather(t, b->in.data(), b->out.data(), v.size_bytes(), false)
       .then([b] { return std::move(b->out); });
 }
 template <class T>
@@ -317,7 +370,8 @@ std::vector<T> all_gather(std::span<const T> v, const team& t = team::world()) {
 
 // ---- all_to_all --------------------------------------------------------------------------------
 /// send holds size() blocks of equal length, block r for member r; the result holds the blocks
-/// sent to this member, by source.
+/// sent to this member, by source. The _async form reads `send` while in flight: it stays valid
+/// until the future is ready.
 template <class T>
 [[nodiscard]] future<std::vector<T>> all_to_all_async(std::span<const T> send,
                                                       const team& t = team::world()) {
@@ -326,17 +380,24 @@ template <class T>
   MAILROOM_CHECK(send.size() % n == 0, "all_to_all: {} elements do not split into {} equal "
                  "blocks", send.size(), n);
   auto out = std::make_shared<std::vector<T>>(send.size());
-  return detail::start_all_to_all(t, send.data(), out->data(), send.size_bytes() / n)
+  return detail::start_all_to_all(t, send.data(), out->data(), send.size_bytes() / n, false)
       .then([out] { return std::move(*out); });
 }
 template <class T>
 std::vector<T> all_to_all(std::span<const T> send, const team& t = team::world()) {
-  return all_to_all_async(send, t).get();
+  detail::check_value<T>();
+  const auto n = static_cast<std::size_t>(t.size());
+  MAILROOM_CHECK(send.size() % n == 0, "all_to_all: {} elements do not split into {} equal "
+                 "blocks", send.size(), n);
+  std::vector<T> out(send.size());
+  (void)detail::start_all_to_all(t, send.data(), out.data(), send.size_bytes() / n, true);
+  return out;
 }
 /// counts[r] elements of send for member r, starting at displs[r] (contiguous in rank order when
 /// displs is empty); the result holds what was sent to this member, by source. The _async form
 /// exchanges the counts before it returns (a small all_to_all, handlers running meanwhile) and
 /// leaves the data in flight: its collectives then start in the caller's order on every member.
+/// `send` stays valid until the future is ready.
 template <class T>
 [[nodiscard]] future<std::vector<T>> all_to_all_v_async(std::span<const T> send,
                                                         std::span<const int> counts,
@@ -348,7 +409,8 @@ template <class T>
                                     [out](std::size_t n) -> void* {
                                       out->resize(n);
                                       return out->data();
-                                    })
+                                    },
+                                    false)
       .then([out] { return std::move(*out); });
 }
 template <class T>
@@ -357,16 +419,55 @@ std::vector<T> all_to_all_v(std::span<const T> send, std::span<const int> counts
   return all_to_all_v_async(send, counts, displs, t).get();
 }
 
+namespace detail {
+template <class T>
+future<void> all_to_all_v_layout(std::span<const T> send, std::span<const int> send_counts,
+                                 std::span<const int> send_displs, std::span<T> recv,
+                                 std::span<const int> recv_counts,
+                                 std::span<const int> recv_displs, const team& t, bool wait) {
+  detail::check_value<T>();
+  const auto n = static_cast<std::size_t>(t.size());
+  MAILROOM_CHECK(send_counts.size() == n && send_displs.size() == n && recv_counts.size() == n &&
+                     recv_displs.size() == n,
+                 "all_to_all_v: counts and displacements need one entry per member ({})", n);
+  return start_all_to_all_v(t, send.data(), send_counts.data(), send_displs.data(), recv.data(),
+                            recv_counts.data(), recv_displs.data(), sizeof(T), wait);
+}
+}  // namespace detail
+
+/// MPI_Alltoallv's own form, for loops that know both sides' counts (say from an all_to_all of
+/// them): send_counts[r] elements of send, from send_displs[r], go to member r, and
+/// recv_counts[s] elements from member s land at recv[recv_displs[s]]. Every span stays valid
+/// until the future is ready.
+template <class T>
+[[nodiscard]] future<void> all_to_all_v_async(std::span<const T> send,
+                                              std::span<const int> send_counts,
+                                              std::span<const int> send_displs, std::span<T> recv,
+                                              std::span<const int> recv_counts,
+                                              std::span<const int> recv_displs,
+                                              const team& t = team::world()) {
+  return detail::all_to_all_v_layout(send, send_counts, send_displs, recv, recv_counts,
+                                     recv_displs, t, false);
+}
+template <class T>
+void all_to_all_v(std::span<const T> send, std::span<const int> send_counts,
+                  std::span<const int> send_displs, std::span<T> recv,
+                  std::span<const int> recv_counts, std::span<const int> recv_displs,
+                  const team& t = team::world()) {
+  (void)detail::all_to_all_v_layout(send, send_counts, send_displs, recv, recv_counts,
+                                    recv_displs, t, true);
+}
+
 // ---- barrier -----------------------------------------------------------------------------------
 /// Ready once every member has started it.
 [[nodiscard]] inline future<void> barrier_async(const team& t = team::world()) {
-  return detail::start_barrier(t);
+  return detail::start_barrier(t, false);
 }
 /// Waits until every member of t arrives, running handlers meanwhile. Every put a member
 /// started before it is visible to every member after it.
 inline void barrier(const team& t) {
   quiet();
-  barrier_async(t).get();
+  (void)detail::start_barrier(t, true);
 }
 
 }  // namespace mailroom

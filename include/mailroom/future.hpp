@@ -115,12 +115,14 @@ class promise {
   template <class U = T>
     requires(!std::is_void_v<U>)
   void set_value(U&& v) const {
-    state_->set(std::forward<U>(v));
+    const auto keep = state_;  // (a continuation may destroy this promise)
+    keep->set(std::forward<U>(v));
   }
   void set_value() const
     requires std::is_void_v<T>
   {
-    state_->set();
+    const auto keep = state_;
+    keep->set();
   }
 
  private:

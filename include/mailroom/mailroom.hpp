@@ -8,6 +8,7 @@
 #include "mailroom/conveyor.hpp"
 #include "mailroom/error.hpp"
 #include "mailroom/future.hpp"
+#include "mailroom/gather.hpp"
 #include "mailroom/generators.hpp"
 #include "mailroom/matrix_market.hpp"
 #include "mailroom/pe.hpp"

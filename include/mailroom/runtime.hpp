@@ -8,6 +8,7 @@
 #include "mailroom/statistics.hpp"
 
 #include <cstdint>
+#include <string>
 #include <utility>
 
 namespace mailroom {
@@ -85,6 +86,27 @@ void quiesce();
 [[nodiscard]] const char* routing_in_use() noexcept;
 /// Seconds on a per-PE wall clock.
 [[nodiscard]] double wtime() noexcept;
+
+/// The MPI library's version line (or the simulated machine's description), for reports.
+[[nodiscard]] std::string mpi_library();
+/// The nodes of the job: groups of PEs that share memory, as MPI reports them.
+[[nodiscard]] int num_nodes() noexcept;
+/// The node PE p belongs to as routing sees it (MAILROOM_NODE_SIZE may regroup the PEs): traffic
+/// between PEs of different routing nodes is what crosses the network.
+[[nodiscard]] int routing_node(pe p);
+/// Collective: the round trip of an empty message between PE 0 and the last PE, in seconds (the
+/// median of `batches` batches of 200; 0 with one PE), on every PE. What tells the state of a
+/// shared machine: compare runs whose round trips agree.
+[[nodiscard]] double round_trip_seconds(int batches = 5);
+
+/// What the aggregation layer chose at start-up, and its peak use on this PE (for reports).
+struct aggregation_report {
+  std::uint64_t link_credits = 0;       ///< link pool credits per lane to another node in force
+  std::uint64_t shared_slots = 0;       ///< slots in this PE's pool of node-shared memory
+  std::uint64_t node_buffer_bytes = 0;  ///< bytes per shared slot
+  std::uint64_t peak_pool_bytes = 0;    ///< the most aggregation memory this PE has held
+};
+[[nodiscard]] aggregation_report aggregation();
 
 /// Runs `body`, then waits for every selector and actor constructed inside it to terminate.
 template <class F>

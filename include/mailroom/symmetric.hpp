@@ -118,8 +118,9 @@ class symmetric_array {
   // owner's memory (mapped here); to other nodes, MPI one-sided operations (passive target).
   // Blocking forms have completed at the owner when they return (a put is visible to any PE's
   // later get). Non-blocking forms (_async) return a future: a get's is ready once the value is
-  // here, an atomic's once it was applied, a put's once `v` may be reused (the put is visible
-  // after quiet() or barrier()). PE and index are checked (out of range stops the job).
+  // here, an atomic's once its old value is here, a put's once `v` may be reused (the put, and
+  // an atomic's update, are visible to others after quiet() or barrier()). PE and index are
+  // checked (out of range stops the job).
 
   /// Element i of PE owner.
   [[nodiscard]] T get(pe owner, std::size_t i) const {

@@ -118,6 +118,11 @@ class request {
  public:
   virtual ~request() = default;
   virtual bool test() = 0;
+  /// Waits for it where the engine can do better than the caller's progress loop: on the
+  /// simulated machine the PE sleeps while mailroom needs nothing of it (as in the transport's
+  /// own collectives), so waiting PEs cost no turns. Returns false (having done nothing) where
+  /// it cannot: the caller then polls test() with its progress engine running.
+  virtual bool wait_idle(const char* /*what*/) { return false; }
 };
 /// Tests every request of `reqs` at once (one pass of MPI's progress engine, not one per
 /// request: hundreds may be in flight) and sets done[i] for each that has completed.
@@ -249,6 +254,8 @@ class collective_context {
   void start_barrier();
   /// True once the started operation has completed (true when nothing was started).
   bool test();
+  /// As request::wait_idle: false where the caller must poll test() itself.
+  bool wait_idle(const char* what);
   [[nodiscard]] bool busy() const noexcept;
 
   struct impl;  ///< the engine behind it: MPI or the simulated machine

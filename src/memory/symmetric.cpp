@@ -14,6 +14,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -94,11 +95,23 @@ std::string heap_name(std::uint64_t job, int rank) {
   return fmt::format("/mailroom-{:x}-{}", job, rank);
 }
 
-// Collective: every PE of a node with others creates its heap as a shared-memory object; -1 on
-// every PE if any could not (the heaps are then private, reached through the window).
-int create_shared_heap(std::uint64_t job, std::size_t bytes) {
-  int fd = -1;
-  if (transport::layout().node_size > 1 && current_config().shared_heap != 0) {
+// Whether this node's shared memory (/dev/shm) can hold every heap of the node in full: a heap
+// is sparse, but a store to a page tmpfs cannot provide kills the process (SIGBUS), so heaps
+// are shared only where they all fit (containers often have a /dev/shm of 64 MiB).
+bool shm_holds(std::size_t bytes) {
+  struct statvfs fs {};
+  if (statvfs("/dev/shm", &fs) != 0) return false;
+  const auto avail = static_cast<unsigned __int128>(fs.f_bavail) * fs.f_frsize;
+  return avail >= static_cast<unsigned __int128>(bytes) *
+                      static_cast<unsigned>(transport::layout().node_size);
+}
+
+// Collective: whether the heaps are shared within nodes (the same answer on every PE); if so,
+// each PE of a node with others has created its heap as a shared-memory object, `fd`.
+bool create_shared_heap(std::uint64_t job, std::size_t bytes, int& fd) {
+  fd = -1;
+  const bool want = current_config().shared_heap != 0 && transport::layout().node_size > 1;
+  if (want && shm_holds(bytes)) {
     const std::string name = heap_name(job, transport::rank());
     fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd >= 0 && ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
@@ -107,27 +120,40 @@ int create_shared_heap(std::uint64_t job, std::size_t bytes) {
       fd = -1;
     }
   }
-  const bool ok =
-      transport::layout().node_size == 1 || current_config().shared_heap == 0 || fd >= 0;
-  if (transport::allreduce_min(ok ? 1 : 0) == 1) return fd;
+  // Shared when no PE wanted it and could not have it; none when no node has several PEs.
+  const bool ok = !want || fd >= 0;
+  const bool shared = transport::allreduce_min(ok ? 1 : 0) == 1 &&
+                      transport::allreduce_max(want ? 1 : 0) == 1;
+  if (shared) return true;
   if (fd >= 0) {
     close(fd);
     shm_unlink(heap_name(job, transport::rank()).c_str());
+    fd = -1;
   }
-  if (current_config().verbose > 0 && transport::rank() == 0)
+  if (transport::allreduce_max(want ? 1 : 0) == 1 && current_config().verbose > 0 &&
+      transport::rank() == 0)
     std::fprintf(stderr, "mailroom: the symmetric heaps are not shared within nodes (a "
-                 "shared-memory object of %zu bytes could not be created); one-sided operations "
-                 "go through MPI\n", bytes);
-  return -1;
+                 "shared-memory object of %zu bytes per PE did not fit or could not be "
+                 "created); one-sided operations go through MPI\n", bytes);
+  return false;
 }
 
-// Collective: maps the heaps of this node's other PEs (their objects, by name), then removes
-// the names once every PE has mapped what it needs.
-void map_node_heaps(std::uint64_t job, int fd) {
+// Stops the job after removing this PE's heap object, so that nothing is left in /dev/shm.
+template <class... Args>
+[[noreturn]] void fail_unlinking(std::uint64_t job, int fd, fmt::format_string<Args...> f,
+                                 Args&&... args) {
+  if (fd >= 0) shm_unlink(heap_name(job, transport::rank()).c_str());
+  MAILROOM_FAIL("{}", fmt::format(f, std::forward<Args>(args)...));
+}
+
+// Collective: with shared heaps, maps the heaps of this node's other PEs (their objects, by
+// name), then removes the names once every PE has mapped what it needs. Then the window, if
+// some PE is not mapped here.
+void map_node_heaps(std::uint64_t job, bool shared, int fd) {
   const int me = transport::rank(), P = transport::size();
   g_node_pes.clear();
   g_node_heaps.clear();
-  if (fd >= 0) {
+  if (shared) {
     std::vector<int> node(static_cast<std::size_t>(P));
     transport::allgather(transport::layout().node, node.data());
     for (int p = 0; p < P; ++p) {
@@ -136,21 +162,25 @@ void map_node_heaps(std::uint64_t job, int fd) {
       if (p != me) {
         const std::string name = heap_name(job, p);
         const int peer = shm_open(name.c_str(), O_RDWR, 0600);
-        MAILROOM_CHECK(peer >= 0, "cannot open the symmetric heap of PE {} ({}): {}", p, name,
-                       std::strerror(errno));
+        if (peer < 0)
+          fail_unlinking(job, fd, "cannot open the symmetric heap of PE {} ({}): {}", p, name,
+                         std::strerror(errno));
         void* m = mmap(nullptr, g_reserved, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
                        peer, 0);
         close(peer);
-        MAILROOM_CHECK(m != MAP_FAILED, "cannot map the symmetric heap of PE {}: {}", p,
-                       std::strerror(errno));
+        if (m == MAP_FAILED)
+          fail_unlinking(job, fd, "cannot map the symmetric heap of PE {}: {}", p,
+                         std::strerror(errno));
         base = static_cast<std::byte*>(m);
       }
       g_node_pes.push_back(p);
       g_node_heaps.push_back(base);
     }
     transport::barrier();
-    shm_unlink(heap_name(job, me).c_str());
-    close(fd);
+    if (fd >= 0) {
+      shm_unlink(heap_name(job, me).c_str());
+      close(fd);
+    }
   } else {
     g_node_pes.push_back(me);
     g_node_heaps.push_back(g_base);
@@ -180,13 +210,15 @@ void symmetric_start(std::size_t bytes) {
     job = static_cast<std::uint64_t>(getpid()) << 32 ^
           static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   transport::broadcast(&job, sizeof job, 0);
-  const int fd = create_shared_heap(job, bytes);
+  int fd = -1;
+  const bool shared = create_shared_heap(job, bytes, fd);
   // Candidates: where each PE's kernel would put the region by itself (rank order), then a few
   // fixed addresses high in the 47-bit user space. The first one that every PE can map wins.
   const int pes = transport::size();
   void* own = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  MAILROOM_CHECK(own != MAP_FAILED, "cannot reserve {} bytes for the symmetric heap: {} (lower "
-                 "MAILROOM_SYMMETRIC_HEAP_BYTES)", bytes, std::strerror(errno));
+  if (own == MAP_FAILED)
+    fail_unlinking(job, fd, "cannot reserve {} bytes for the symmetric heap: {} (lower "
+                   "MAILROOM_SYMMETRIC_HEAP_BYTES)", bytes, std::strerror(errno));
   const auto own_addr = reinterpret_cast<std::uintptr_t>(own);
   munmap(own, bytes);
   std::vector<std::uintptr_t> candidates;
@@ -204,14 +236,14 @@ void symmetric_start(std::size_t bytes) {
       g_base = reinterpret_cast<std::byte*>(a);
       g_reserved = bytes;
       g_top = 0;
-      map_node_heaps(job, fd);
+      map_node_heaps(job, shared, fd);
       return;
     }
     if (ok) munmap(reinterpret_cast<void*>(a), bytes);
   }
-  MAILROOM_FAIL("no address range of {} bytes is free on every PE for the symmetric heap "
-                "(tried {} candidates; lower MAILROOM_SYMMETRIC_HEAP_BYTES)",
-                bytes, candidates.size());
+  fail_unlinking(job, fd, "no address range of {} bytes is free on every PE for the symmetric "
+                 "heap (tried {} candidates; lower MAILROOM_SYMMETRIC_HEAP_BYTES)",
+                 bytes, candidates.size());
 }
 
 void symmetric_stop() noexcept {

@@ -34,7 +34,8 @@ MAILROOM_PE_LOCAL(g_quiesce);
 // taking in buffers, and PEs still sending to it could never reach the barrier.
 void progressing_barrier() {
   g_barrier->start_barrier();
-  while (!g_barrier->test()) detail::scheduler::progress_waiting("barrier()");
+  if (!g_barrier->wait_idle("barrier()"))
+    while (!g_barrier->test()) detail::scheduler::progress_waiting("barrier()");
 }
 
 // What the transport's collectives ask: does this PE hold mailroom state a peer may need it to
@@ -86,12 +87,13 @@ runtime::runtime(int& argc, char**& argv, communicator comm) { start(&argc, &arg
 runtime::runtime(communicator comm) { start(nullptr, nullptr, comm); }
 
 runtime::~runtime() {
+  // Operations started and never waited for (collectives, gathers): every PE started them, so
+  // they complete; a gather's selector goes with its operation.
+  while (!detail::scheduler::pending.empty())
+    detail::scheduler::progress_waiting("the end of the runtime: operations in flight");
   MAILROOM_CHECK(detail::scheduler::live.empty(),
                  "mailroom::runtime destroyed while {} selector(s) still exist",
                  detail::scheduler::live.size());
-  // Collectives started and never waited for: every PE started them, so they complete.
-  while (!detail::scheduler::pending.empty())
-    detail::scheduler::progress_waiting("the end of the runtime: collectives in flight");
   progressing_barrier();
   transport::set_progress_hooks({});
   g_barrier.reset();
@@ -195,6 +197,20 @@ statistics stats() {
 std::size_t buffer_payload_bytes() noexcept {
   return detail::exchange::running() ? detail::exchange::get().capacity() - detail::k_header_bytes
                                      : 0;
+}
+
+std::string mpi_library() { return transport::library_version(); }
+int num_nodes() noexcept { return transport::layout().nodes; }
+int routing_node(pe p) {
+  detail::scheduler::check_running("mailroom::routing_node");
+  return detail::exchange::get().node_of(p.rank());
+}
+double round_trip_seconds(int batches) { return transport::round_trip_seconds(batches); }
+
+aggregation_report aggregation() {
+  detail::scheduler::check_running("mailroom::aggregation");
+  const detail::exchange& ex = detail::exchange::get();
+  return {ex.link_credits(), ex.shared_slots(), ex.node_capacity(), ex.peak_pool_bytes()};
 }
 
 const char* routing_in_use() noexcept {

@@ -19,6 +19,7 @@ std::vector<selector_core*> scheduler::live;
 std::vector<void*> scheduler::owners;
 std::vector<std::vector<selector_core*>> scheduler::finish_scopes;
 std::vector<std::shared_ptr<pending_op>> scheduler::pending;
+bool scheduler::completing = false;
 
 void scheduler::check_running(std::string_view call) {
   MAILROOM_CHECK(exchange::running(),
@@ -36,6 +37,7 @@ MAILROOM_PE_LOCAL(scheduler::live);
 MAILROOM_PE_LOCAL(scheduler::owners);
 MAILROOM_PE_LOCAL(scheduler::finish_scopes);
 MAILROOM_PE_LOCAL(scheduler::pending);
+MAILROOM_PE_LOCAL(scheduler::completing);
 MAILROOM_PE_LOCAL(scheduler::last_activity);
 MAILROOM_PE_LOCAL(scheduler::idle_polls);
 MAILROOM_PE_LOCAL(scheduler::waiting_in);
@@ -96,8 +98,26 @@ bool scheduler::poll_pending() {
   }
   pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(kept),
                 pending.begin() + static_cast<std::ptrdiff_t>(n));
-  for (auto& op : completed) op->complete();
+  // A continuation that throws would leave the others' futures never ready: the job stops.
+  const bool outer = completing;
+  completing = true;
+  try {
+    for (auto& op : completed) op->complete();
+  } catch (const std::exception& e) {
+    MAILROOM_FAIL("a continuation (then) threw an exception: {}. Continuations must not throw",
+                  e.what());
+  } catch (...) {
+    MAILROOM_FAIL("a continuation (then) threw an exception. Continuations must not throw");
+  }
+  completing = outer;
   return true;
+}
+
+void scheduler::check_not_completing(const char* what) {
+  MAILROOM_CHECK(!completing,
+                 "{} called from a continuation that the progress engine ran: that moment "
+                 "differs from PE to PE, so collective calls would start in different orders; "
+                 "wait for the future in user code, then call it", what);
 }
 
 void wait_until(bool (*ready)(const void*), const void* state, const char* what) {
@@ -182,6 +202,7 @@ selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
   MAILROOM_CHECK(!scheduler::in_handler(),
                  "a {} was constructed inside a handler: construction is collective, so every "
                  "PE must construct its selectors in the same order from user code", kind);
+  scheduler::check_not_completing("a selector's constructor");
   for (std::size_t c = 0; c < components_.size(); ++c)
     if (plan_.components[c].cyclic)
       components_[c].ctx = std::make_unique<transport::collective_context>();
@@ -456,7 +477,12 @@ bool selector_core::step() {
       ++finished_count_;
       any = true;
       if (finished() && current_config().stats > 0) print_stats();
-      if (finished() && finished_promise_ != nullptr) finished_promise_->set_value();
+      if (finished() && finished_promise_ != nullptr) {
+        const bool outer = scheduler::completing;  // (its continuations run from progress)
+        scheduler::completing = true;
+        finished_promise_->set_value();
+        scheduler::completing = outer;
+      }
     }
   }
   return any;

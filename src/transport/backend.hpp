@@ -23,6 +23,7 @@ struct collective_context::impl {
   virtual void start_allreduce_sum(const std::int64_t* in, std::int64_t* out, int n) = 0;
   virtual void start_barrier() = 0;
   virtual bool test() = 0;
+  virtual bool wait_idle(const char* /*what*/) { return false; }
   [[nodiscard]] virtual bool busy() const noexcept = 0;
 };
 

@@ -124,6 +124,7 @@ void collective_context::start_allreduce_sum(const std::int64_t* in, std::int64_
 }
 void collective_context::start_barrier() { impl_->start_barrier(); }
 bool collective_context::test() { return impl_->test(); }
+bool collective_context::wait_idle(const char* what) { return impl_->wait_idle(what); }
 bool collective_context::busy() const noexcept { return impl_->busy(); }
 
 }  // namespace mailroom::transport

@@ -492,6 +492,16 @@ class sim_request final : public request {
     keep_.reset();
     return true;
   }
+  // Asleep in the meeting while mailroom is not active here (woken when it completes), else
+  // the progress engine's polls, as the transport's own collectives wait.
+  bool wait_idle(const char* what) override {
+    fiber& f = me();
+    const char* outer = f.waiting;
+    f.waiting = what;
+    while (!test()) wait_in(*g_, what, true);
+    f.waiting = outer;
+    return true;
+  }
 
  private:
   meeting_key key_;
@@ -526,6 +536,11 @@ class sim_context final : public collective_context::impl {
   }
   bool test() override {
     if (req_ == nullptr || !req_->test()) return req_ == nullptr;
+    req_.reset();
+    return true;
+  }
+  bool wait_idle(const char* what) override {
+    if (req_ != nullptr) req_->wait_idle(what);
     req_.reset();
     return true;
   }
@@ -593,44 +608,46 @@ class sim_group final : public group {
   }
 
   std::unique_ptr<request> start_barrier() override {
-    return begin(&id_, [](const std::vector<const void*>&) {});
+    return begin(&id_, 0, [](const std::vector<const void*>&) {});
   }
   std::unique_ptr<request> start_allreduce(const void* in, void* out, std::size_t count,
                                            const mailroom::detail::reduction& r) override {
-    return begin(in, [this, out, count, r](const std::vector<const void*>& all) {
-      fold(all, 0, size_, out, count, r);
+    return begin(in, count * r.elem_bytes, [size = size_, out, count, r](const std::vector<const void*>& all) {
+      fold(all, 0, size, out, count, r);
     });
   }
   std::unique_ptr<request> start_exscan(const void* in, void* out, std::size_t count,
                                         const mailroom::detail::reduction& r) override {
-    return begin(in, [this, out, count, r](const std::vector<const void*>& all) {
-      if (rank_ > 0) fold(all, 0, rank_, out, count, r);
+    return begin(in, count * r.elem_bytes, [rank = rank_, out, count, r](const std::vector<const void*>& all) {
+      if (rank > 0) fold(all, 0, rank, out, count, r);
     });
   }
   std::unique_ptr<request> start_broadcast(void* data, std::size_t bytes, int root) override {
-    return begin(data, [this, data, bytes, root](const std::vector<const void*>& all) {
-      if (rank_ != root) std::memcpy(data, all[static_cast<std::size_t>(root)], bytes);
+    return begin(data, rank_ == root ? bytes : 0,
+                 [rank = rank_, data, bytes, root](const std::vector<const void*>& all) {
+      if (rank != root) std::memcpy(data, all[static_cast<std::size_t>(root)], bytes);
     });
   }
   std::unique_ptr<request> start_gather(const void* in, void* out, std::size_t bytes,
                                         int root) override {
-    return begin(in, [this, out, bytes, root](const std::vector<const void*>& all) {
-      if (rank_ == root) gather_all(all, out, bytes);
+    return begin(in, bytes, [rank = rank_, size = size_, out, bytes, root](const std::vector<const void*>& all) {
+      if (rank == root) gather_all(all, size, out, bytes);
     });
   }
   std::unique_ptr<request> start_allgather(const void* in, void* out,
                                            std::size_t bytes) override {
-    return begin(in, [this, out, bytes](const std::vector<const void*>& all) {
-      gather_all(all, out, bytes);
+    return begin(in, bytes, [size = size_, out, bytes](const std::vector<const void*>& all) {
+      gather_all(all, size, out, bytes);
     });
   }
   std::unique_ptr<request> start_alltoall(const void* in, void* out,
                                           std::size_t bytes) override {
-    return begin(in, [this, out, bytes](const std::vector<const void*>& all) {
-      for (int p = 0; p < size_; ++p)
+    return begin(in, bytes * static_cast<std::size_t>(size_),
+                 [rank = rank_, size = size_, out, bytes](const std::vector<const void*>& all) {
+      for (int p = 0; p < size; ++p)
         std::memcpy(static_cast<std::byte*>(out) + static_cast<std::size_t>(p) * bytes,
                     static_cast<const std::byte*>(all[static_cast<std::size_t>(p)]) +
-                        static_cast<std::size_t>(rank_) * bytes,
+                        static_cast<std::size_t>(rank) * bytes,
                     bytes);
     });
   }
@@ -638,38 +655,65 @@ class sim_group final : public group {
                                            const int* send_displs, void* recv,
                                            const int* recv_counts, const int* recv_displs,
                                            std::size_t elem_bytes) override {
+    // A copy of what is sent (see begin()), packed: only the elements sent, not the gaps
+    // between the blocks (a BSP superstep sends a little of large buckets).
     struct side {
-      const void* send;
-      const int *counts, *displs;
+      std::vector<std::byte> send;
+      std::vector<int> counts, displs;
     };
-    auto mine = std::make_shared<const side>(side{send, send_counts, send_displs});
-    return begin(
+    auto mine = std::make_shared<side>();
+    const auto n = static_cast<std::size_t>(size_);
+    mine->counts.assign(send_counts, send_counts + n);
+    mine->displs.resize(n);
+    std::size_t total = 0;
+    for (std::size_t p = 0; p < n; ++p) total += static_cast<std::size_t>(send_counts[p]);
+    mine->send.resize(total * elem_bytes);
+    const auto* b = static_cast<const std::byte*>(send);
+    for (std::size_t p = 0, at = 0; p < n; ++p) {
+      mine->displs[p] = static_cast<int>(at);
+      const auto k = static_cast<std::size_t>(send_counts[p]);
+      std::memcpy(mine->send.data() + at * elem_bytes,
+                  b + static_cast<std::size_t>(send_displs[p]) * elem_bytes, k * elem_bytes);
+      at += k;
+    }
+    return begin_kept(
         mine.get(),
-        [this, recv, recv_counts, recv_displs, elem_bytes](const std::vector<const void*>& all) {
-          for (int p = 0; p < size_; ++p) {
+        [rank = rank_, size = size_, recv, recv_counts, recv_displs,
+         elem_bytes](const std::vector<const void*>& all) {
+          for (int p = 0; p < size; ++p) {
             const auto& s = *static_cast<const side*>(all[static_cast<std::size_t>(p)]);
-            const int n = s.counts[rank_];
-            MAILROOM_CHECK(n == recv_counts[p], "all_to_all_v: member {} sends {} elements to "
-                           "member {}, which expects {}", p, n, rank_, recv_counts[p]);
+            const int k = s.counts[static_cast<std::size_t>(rank)];
+            MAILROOM_CHECK(k == recv_counts[p], "all_to_all_v: member {} sends {} elements to "
+                           "member {}, which expects {}", p, k, rank, recv_counts[p]);
             std::memcpy(static_cast<std::byte*>(recv) +
                             static_cast<std::size_t>(recv_displs[p]) * elem_bytes,
-                        static_cast<const std::byte*>(s.send) +
-                            static_cast<std::size_t>(s.displs[rank_]) * elem_bytes,
-                        static_cast<std::size_t>(n) * elem_bytes);
+                        s.send.data() +
+                            static_cast<std::size_t>(s.displs[static_cast<std::size_t>(rank)]) *
+                                elem_bytes,
+                        static_cast<std::size_t>(k) * elem_bytes);
           }
         },
         mine);
   }
 
  private:
-  void gather_all(const std::vector<const void*>& all, void* out, std::size_t bytes) const {
-    for (int p = 0; p < size_; ++p)
+  static void gather_all(const std::vector<const void*>& all, int size, void* out,
+                         std::size_t bytes) {
+    for (int p = 0; p < size; ++p)
       std::memcpy(static_cast<std::byte*>(out) + static_cast<std::size_t>(p) * bytes,
                   all[static_cast<std::size_t>(p)], bytes);
   }
+  // The members read each other's input while each runs, but an input may lie in the symmetric
+  // heap, which is mapped for the running PE only: each member's input is copied first.
   template <class F>
-  std::unique_ptr<request> begin(const void* in, F compute,
-                                 std::shared_ptr<const void> keep = nullptr) {
+  std::unique_ptr<request> begin(const void* in, std::size_t bytes, F compute) {
+    const auto* b = static_cast<const std::byte*>(in);
+    auto copy = std::make_shared<std::vector<std::byte>>(b, b + bytes);
+    return begin_kept(copy->data(), std::move(compute), copy);
+  }
+  template <class F>
+  std::unique_ptr<request> begin_kept(const void* in, F compute,
+                                      std::shared_ptr<const void> keep) {
     return std::make_unique<sim_request>(meeting_key{id_, ops_++}, size_, rank_, in,
                                          std::move(compute), std::move(keep));
   }
@@ -717,6 +761,24 @@ class sim_node_memory final : public node_memory::impl {
   std::size_t bytes_ = 0;
 };
 
+// ---- one-sided access ----------------------------------------------------------------------------
+// A completed remote operation: a round trip on the PE's clock; every 1024th (of `ops`, the
+// window's count) lets the others have a turn. One each would make the naive baselines cost a
+// switch per element, and a switch to a PE that uses the symmetric heap remaps it (its cost
+// grows with the pages the PE touched since: 64 made the naive variants 5x slower in real time
+// once they kept their arrays in the heap).
+void charge_remote_access(int target, std::uint64_t& ops) {
+  engine& e = eng();
+  fiber& f = me();
+  if (target != f.pe)
+    f.clock += 2 * (e.node_of(target) == e.node_of(f.pe) ? e.m.node_latency
+                                                         : e.m.network_latency);
+  if (++ops % 1024 == 0) {
+    f.busy = true;
+    yield();
+  }
+}
+
 // ---- one-sided windows (the naive baselines) ----------------------------------------------------
 class sim_window final : public window::impl {
  public:
@@ -758,18 +820,8 @@ class sim_window final : public window::impl {
   void fence() override { barrier(); }
 
  private:
-  // A completed remote operation: a round trip on the PE's clock; every 64th lets the others
-  // have a turn (one each would make the naive baselines cost a switch per element).
   std::int64_t& at(int target, std::size_t index) {
-    engine& e = eng();
-    fiber& f = me();
-    if (target != f.pe)
-      f.clock += 2 * (e.node_of(target) == e.node_of(f.pe) ? e.m.node_latency
-                                                           : e.m.network_latency);
-    if (++ops_ % 64 == 0) {
-      f.busy = true;
-      yield();
-    }
+    charge_remote_access(target, ops_);
     return bases_[static_cast<std::size_t>(target)][index];
   }
   std::uint64_t ops_ = 0;
@@ -779,8 +831,8 @@ class sim_window final : public window::impl {
 };
 
 // ---- one-sided access to the symmetric heaps -----------------------------------------------------
-// Every heap through a second mapping of their file; each access costs the PE a round trip on
-// its clock (and lets the others have a turn now and then), as the naive baselines' windows do.
+// Every heap through a second mapping of their file; each access is charged as the naive
+// baselines' windows are (charge_remote_access).
 class done_request final : public request {
  public:
   bool test() override { return true; }
@@ -857,15 +909,8 @@ class sim_heap_window final : public heap_window::impl {
 
  private:
   std::byte* at(int target, std::size_t offset) {
-    engine& e = eng();
-    fiber& f = me();
-    if (target != f.pe)
-      f.clock += 2 * (e.node_of(target) == e.node_of(f.pe) ? e.m.node_latency
-                                                           : e.m.network_latency);
-    if (++ops_ % 64 == 0) {
-      f.busy = true;
-      yield();
-    }
+    charge_remote_access(target, ops_);
+    const engine& e = eng();
     return e.heaps_all + e.heap_bytes * static_cast<std::size_t>(target) + offset;
   }
   std::uint64_t ops_ = 0;

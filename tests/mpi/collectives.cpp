@@ -6,6 +6,8 @@
 // Written against mailroom's API only, so that it runs on the simulated machine too.
 #include <mailroom/mailroom.hpp>
 
+#include "expect.hpp"
+
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -17,17 +19,8 @@ namespace mr = mailroom;
 
 namespace {
 
-int g_me = 0, g_pes = 1;
-
-#define EXPECT(cond, ...)                                                         \
-  do {                                                                            \
-    if (!(cond)) {                                                                \
-      std::printf("rank %d: %s: check failed: %s: ", g_me, __func__, #cond);      \
-      std::printf(__VA_ARGS__);                                                   \
-      std::printf("\n");                                                          \
-      ++failures;                                                                 \
-    }                                                                             \
-  } while (0)
+using mailroom_test::g_me;
+using mailroom_test::g_pes;
 
 // A value per PE that every PE can compute for any PE.
 std::int64_t value_of(int p, int salt = 0) { return 1000 * (p + 1) + 7 * salt + (p * p) % 13; }
@@ -256,16 +249,13 @@ int grid_teams() {
 
 int main(int argc, char** argv) {
   mr::runtime rt(argc, argv);
-  g_me = mr::this_pe().rank();
-  g_pes = mr::num_pes();
+  mailroom_test::g_me = mr::this_pe().rank();
+  mailroom_test::g_pes = mr::num_pes();
   int failures = 0;
   failures += reductions();
   failures += data_movement();
   failures += in_flight_with_actor_traffic();
   failures += futures_chain();
   failures += grid_teams();
-  const std::int64_t total = mr::all_reduce(std::int64_t{failures});
-  if (g_me == 0) std::printf("%s (%lld failures)\n", total == 0 ? "PASSED" : "FAILED",
-                             static_cast<long long>(total));
-  return total == 0 ? 0 : 1;
+  return mailroom_test::verdict(failures);
 }

@@ -67,6 +67,11 @@ struct scheduler {
   static std::vector<std::shared_ptr<pending_op>> pending;
   /// Tests the pending operations and completes those that are done; true if any was.
   static bool poll_pending();
+  /// The progress engine is completing operations (their continuations run): a moment that
+  /// differs from PE to PE, so nothing collective may start (a collective, a selector).
+  static bool completing;
+  /// Stops the job when a collective call (`what`) comes from such a continuation.
+  static void check_not_completing(const char* what);
 
   /// Tests the transport, runs pending handlers (unless called from a handler) and advances
   /// termination. Returns true if anything happened.
