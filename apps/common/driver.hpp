@@ -60,7 +60,7 @@ struct app_info {
   bool takes_matrix = false;              ///< accepts --matrix FILE.mtx
   std::string n_means = "operations";     ///< what -n counts, for --help ("updates", "rows")
   std::string baseline = "naive";         ///< the variant the others are compared with
-  std::vector<app_option> options;        ///< options of this app's own
+  std::vector<app_option> options = {};   ///< options of this app's own
 };
 
 /// Every mini-app (defined next to each app's bench.cpp).

@@ -101,9 +101,9 @@ std::string heap_name(std::uint64_t job, int rank) {
 bool shm_holds(std::size_t bytes) {
   struct statvfs fs {};
   if (statvfs("/dev/shm", &fs) != 0) return false;
-  const auto avail = static_cast<unsigned __int128>(fs.f_bavail) * fs.f_frsize;
-  return avail >= static_cast<unsigned __int128>(bytes) *
-                      static_cast<unsigned>(transport::layout().node_size);
+  // (In doubles: the products may pass 2^64 bytes, and a few bytes either way do not matter.)
+  const double avail = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
+  return avail >= static_cast<double>(bytes) * transport::layout().node_size;
 }
 
 // Collective: whether the heaps are shared within nodes (the same answer on every PE); if so,

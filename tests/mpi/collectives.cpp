@@ -249,8 +249,7 @@ int grid_teams() {
 
 int main(int argc, char** argv) {
   mr::runtime rt(argc, argv);
-  mailroom_test::g_me = mr::this_pe().rank();
-  mailroom_test::g_pes = mr::num_pes();
+  mailroom_test::know_pes();
   int failures = 0;
   failures += reductions();
   failures += data_movement();

@@ -13,6 +13,12 @@ namespace mailroom_test {
 /// This PE and the PE count, for messages; set by the test's main.
 inline int g_me = 0, g_pes = 1;
 
+/// Sets g_me and g_pes (once the runtime exists).
+inline void know_pes() {
+  g_me = mailroom::this_pe().rank();
+  g_pes = mailroom::num_pes();
+}
+
 /// Prints PASSED or FAILED on PE 0 with the failures of every PE; returns main's exit status.
 inline int verdict(int failures) {
   const std::int64_t total = mailroom::all_reduce(std::int64_t{failures});

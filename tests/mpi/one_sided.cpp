@@ -188,8 +188,7 @@ int aggregated_gather() {
 
 int main(int argc, char** argv) {
   mr::runtime rt(argc, argv);
-  mailroom_test::g_me = mr::this_pe().rank();
-  mailroom_test::g_pes = mr::num_pes();
+  mailroom_test::know_pes();
   const int k = argc > 1 ? std::atoi(argv[1]) : 200;
   int failures = 0;
   failures += atomics_under_contention(k);
