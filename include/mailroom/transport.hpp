@@ -60,9 +60,6 @@ void barrier();
 std::int64_t allreduce_min(std::int64_t v);
 std::int64_t allreduce_max(std::int64_t v);
 std::int64_t allreduce_sum(std::int64_t v);
-double allreduce_max_double(double v);
-/// out[0..block) = sum over PEs of in[rank()*block .. (rank()+1)*block); in has size()*block.
-void reduce_scatter_sum(const std::int64_t* in, std::int64_t* out, std::size_t block);
 void broadcast(void* data, std::size_t bytes, int root);
 /// The round trip of an empty message between PE 0 and the last PE, in seconds: the median of
 /// `batches` batches of 200 (collective; every PE gets it; 0 with one PE). What tells the state
@@ -77,40 +74,6 @@ void alltoall(const int* send, int* recv);
 /// MPI_Alltoallv over elements of `elem_bytes` bytes; counts and displacements in elements.
 void alltoallv(const void* send, const int* send_counts, const int* send_displs, void* recv,
                const int* recv_counts, const int* recv_displs, std::size_t elem_bytes);
-
-/// An MPI one-sided window over n 64-bit integers per PE, for the "naive" baselines that stand
-/// for a PGAS program: every operation is one remote access, completed before the next.
-/// The window works on memory MPI allocates (MPI_Win_allocate: with Open MPI, init() selects its
-/// shared-memory one-sided component on one node, its fastest; MPI_Win_create over user memory
-/// is far slower there and fails on one PE), initialised from base[0..n) and copied back to it
-/// on destruction.
-/// Construction and destruction are collective (passive target: lock_all for its lifetime).
-class window {
- public:
-  window(std::int64_t* base, std::size_t n);
-  ~window();
-  window(const window&) = delete;
-  window& operator=(const window&) = delete;
-
-  /// base[index] += value on PE target, completed (MPI_Accumulate + flush).
-  void add(int target, std::size_t index, std::int64_t value);
-  /// Returns base[index] of PE target and adds value to it, atomically (MPI_Fetch_and_op).
-  std::int64_t fetch_add(int target, std::size_t index, std::int64_t value);
-  /// Reads base[index] of PE target (MPI_Get + flush).
-  std::int64_t get(int target, std::size_t index);
-  /// Writes base[index] of PE target (MPI_Put + flush).
-  void put(int target, std::size_t index, std::int64_t value);
-  /// If base[index] on PE target equals expected, sets it to desired; returns the old value.
-  std::int64_t compare_and_swap(int target, std::size_t index, std::int64_t expected,
-                                std::int64_t desired);
-  /// Makes every PE's earlier operations visible to all (flush_all + barrier).
-  void fence();
-
-  struct impl;  ///< the engine behind it: MPI or the simulated machine
-
- private:
-  std::unique_ptr<impl> impl_;
-};
 
 /// One non-blocking operation in flight (a collective of a group, a one-sided transfer). Poll test() until it returns true; the
 /// buffers given when it started must stay valid until then. Destroying it earlier waits for it.

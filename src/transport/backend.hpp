@@ -53,17 +53,6 @@ struct heap_window::impl {
   virtual void flush_all() = 0;
 };
 
-struct window::impl {
-  virtual ~impl() = default;
-  virtual void add(int target, std::size_t index, std::int64_t value) = 0;
-  virtual std::int64_t fetch_add(int target, std::size_t index, std::int64_t value) = 0;
-  virtual std::int64_t get(int target, std::size_t index) = 0;
-  virtual void put(int target, std::size_t index, std::int64_t value) = 0;
-  virtual std::int64_t compare_and_swap(int target, std::size_t index, std::int64_t expected,
-                                        std::int64_t desired) = 0;
-  virtual void fence() = 0;
-};
-
 namespace detail {
 /// The world group of the program's collectives: made by init(), freed by finalize().
 void start_groups();

@@ -779,57 +779,6 @@ void charge_remote_access(int target, std::uint64_t& ops) {
   }
 }
 
-// ---- one-sided windows (the naive baselines) ----------------------------------------------------
-class sim_window final : public window::impl {
- public:
-  // As under MPI, the window is memory of its own, a copy of base[0..n) (base may be symmetric
-  // memory, at the same address on every PE), copied back on destruction.
-  sim_window(std::int64_t* base, std::size_t n) : user_(base), mem_(base, base + n) {
-    bases_.resize(static_cast<std::size_t>(pes()));
-    std::int64_t* mine = mem_.data();
-    world(&mine, "window construction", [this](const std::vector<const void*>& all) {
-      for (int p = 0; p < pes(); ++p)
-        bases_[static_cast<std::size_t>(p)] = arg<std::int64_t*>(all, p);
-    });
-  }
-  ~sim_window() override {
-    barrier();  // every PE's updates have landed
-    std::copy(mem_.begin(), mem_.end(), user_);
-    barrier();  // nobody updates this copy any more
-  }
-  void add(int target, std::size_t index, std::int64_t value) override {
-    at(target, index) += value;
-  }
-  std::int64_t fetch_add(int target, std::size_t index, std::int64_t value) override {
-    std::int64_t& x = at(target, index);
-    const std::int64_t old = x;
-    x += value;
-    return old;
-  }
-  std::int64_t get(int target, std::size_t index) override { return at(target, index); }
-  void put(int target, std::size_t index, std::int64_t value) override {
-    at(target, index) = value;
-  }
-  std::int64_t compare_and_swap(int target, std::size_t index, std::int64_t expected,
-                                std::int64_t desired) override {
-    std::int64_t& x = at(target, index);
-    const std::int64_t old = x;
-    if (old == expected) x = desired;
-    return old;
-  }
-  void fence() override { barrier(); }
-
- private:
-  std::int64_t& at(int target, std::size_t index) {
-    charge_remote_access(target, ops_);
-    return bases_[static_cast<std::size_t>(target)][index];
-  }
-  std::uint64_t ops_ = 0;
-  std::int64_t* user_;
-  std::vector<std::int64_t> mem_;
-  std::vector<std::int64_t*> bases_;
-};
-
 // ---- one-sided access to the symmetric heaps -----------------------------------------------------
 // Every heap through a second mapping of their file; each access is charged as the naive
 // baselines' windows are (charge_remote_access).
@@ -1048,25 +997,7 @@ std::int64_t allreduce(std::int64_t v, reduce_op op) {
   return out;
 }
 
-double allreduce_max(double v) {
-  double out = 0;
-  world(&v, "allreduce", [&](const std::vector<const void*>& all) {
-    out = arg<double>(all, 0);
-    for (int p = 1; p < pes(); ++p) out = std::max(out, arg<double>(all, p));
-  });
-  return out;
-}
 
-void reduce_scatter_sum(const std::int64_t* in, std::int64_t* out, std::size_t block) {
-  world(in, "reduce_scatter", [&](const std::vector<const void*>& all) {
-    const std::size_t at = static_cast<std::size_t>(me().pe) * block;
-    std::fill(out, out + block, 0);
-    for (int p = 0; p < pes(); ++p) {
-      const auto* x = static_cast<const std::int64_t*>(all[static_cast<std::size_t>(p)]);
-      for (std::size_t i = 0; i < block; ++i) out[i] = wrapping_add(out[i], x[at + i]);
-    }
-  });
-}
 
 void broadcast(void* data, std::size_t bytes, int root) {
   world(data, "broadcast", [&](const std::vector<const void*>& all) {
@@ -1178,9 +1109,6 @@ std::unique_ptr<group> make_world_group() {
 }
 std::unique_ptr<node_memory::impl> make_node_memory(std::size_t bytes) {
   return std::make_unique<sim_node_memory>(bytes);
-}
-std::unique_ptr<window::impl> make_window(std::int64_t* base, std::size_t n) {
-  return std::make_unique<sim_window>(base, n);
 }
 std::unique_ptr<heap_window::impl> make_heap_window(std::byte* base, std::size_t bytes) {
   MAILROOM_CHECK(base == eng().heap_base && bytes <= eng().heap_bytes,

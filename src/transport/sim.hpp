@@ -29,8 +29,6 @@ void note_poll(bool any) noexcept;
 void barrier();
 enum class reduce_op { min, max, sum };
 std::int64_t allreduce(std::int64_t v, reduce_op op);
-double allreduce_max(double v);
-void reduce_scatter_sum(const std::int64_t* in, std::int64_t* out, std::size_t block);
 void broadcast(void* data, std::size_t bytes, int root);
 double round_trip_seconds();
 void allgather(int v, int* out);
@@ -50,7 +48,6 @@ std::unique_ptr<collective_context::impl> make_context();
 /// The program's world group (transport::group::world()).
 std::unique_ptr<group> make_world_group();
 std::unique_ptr<node_memory::impl> make_node_memory(std::size_t bytes);
-std::unique_ptr<window::impl> make_window(std::int64_t* base, std::size_t n);
 /// One-sided access to the symmetric heaps (base, bytes: the calling PE's, from heap_start).
 std::unique_ptr<heap_window::impl> make_heap_window(std::byte* base, std::size_t bytes);
 

@@ -132,7 +132,8 @@ void init(int* argc, char*** argv, bool world, std::int64_t comm_f) {
     // Open MPI 4.1 picks osc/rdma for one-sided windows by default, whose 64-bit
     // MPI_Compare_and_swap over shared memory crashes (a known Open MPI bug) and whose other
     // operations are 3x slower than osc/sm's. Prefer sm (one node) then pt2pt, unless the user
-    // chose; this only concerns the one-sided windows of the naive baselines.
+    // chose; this only concerns the symmetric heap's window (one-sided operations beyond the
+    // node).
     setenv("OMPI_MCA_osc", "sm,pt2pt", 0);
 #endif
     int provided = 0;
@@ -243,18 +244,7 @@ std::int64_t allreduce_max(std::int64_t v) {
 std::int64_t allreduce_sum(std::int64_t v) {
   return sim::active() ? sim::allreduce(v, sim::reduce_op::sum) : allreduce(v, MPI_SUM);
 }
-double allreduce_max_double(double v) {
-  if (sim::active()) return sim::allreduce_max(v);
-  double out = 0;
-  MAILROOM_COLLECTIVE(MPI_Iallreduce, &v, &out, 1, MPI_DOUBLE, MPI_MAX, g_comm);
-  return out;
-}
 
-void reduce_scatter_sum(const std::int64_t* in, std::int64_t* out, std::size_t block) {
-  if (sim::active()) return sim::reduce_scatter_sum(in, out, block);
-  MAILROOM_COLLECTIVE(MPI_Ireduce_scatter_block, in, out, static_cast<int>(block), MPI_INT64_T,
-                      MPI_SUM, g_comm);
-}
 
 void broadcast(void* data, std::size_t bytes, int root) {
   MAILROOM_CHECK(bytes <= static_cast<std::size_t>(std::numeric_limits<int>::max()),

@@ -1,4 +1,5 @@
-// One-sided MPI for the naive baselines, and the all-to-all exchanges of the BSP baselines.
+// The symmetric heap's MPI window (one-sided operations beyond the node), and the all-to-all
+// exchanges of the memory layer.
 #include "mailroom/transport.hpp"
 
 #include "transport/backend.hpp"
@@ -32,79 +33,6 @@ void alltoallv(const void* send, const int* send_counts, const int* send_displs,
                       recv_displs, t, detail::comm());
   MAILROOM_MPI(MPI_Type_free(&t));
 }
-
-namespace {
-struct mpi_window final : window::impl {
-  MPI_Win win = MPI_WIN_NULL;
-  std::int64_t* mem = nullptr;
-  std::int64_t* user = nullptr;
-  std::size_t n = 0;
-
-  mpi_window(std::int64_t* base, std::size_t count) : user(base), n(count) {
-    // MPI_Win_allocate blocks and has no non-blocking form: first a barrier that keeps mailroom
-    // moving, so that no PE is still waiting on another in mailroom when one enters it.
-    barrier();
-    MAILROOM_MPI(MPI_Win_allocate(static_cast<MPI_Aint>(n * sizeof(std::int64_t)),
-                                  sizeof(std::int64_t), MPI_INFO_NULL, detail::comm(), &mem,
-                                  &win));
-    MAILROOM_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
-    std::copy(base, base + n, mem);
-    MAILROOM_MPI(MPI_Win_lock_all(0, win));
-    fence();  // every PE's copy is in place before anyone reads or updates it
-  }
-
-  ~mpi_window() override {
-    fence();  // every PE's updates have landed
-    std::copy(mem, mem + n, user);
-    MPI_Win_unlock_all(win);
-    MPI_Win_free(&win);
-  }
-
-  void add(int target, std::size_t index, std::int64_t value) override {
-    MAILROOM_MPI(MPI_Accumulate(&value, 1, MPI_INT64_T, target, static_cast<MPI_Aint>(index), 1,
-                                MPI_INT64_T, MPI_SUM, win));
-    MAILROOM_MPI(MPI_Win_flush(target, win));
-  }
-
-  std::int64_t fetch_add(int target, std::size_t index, std::int64_t value) override {
-    std::int64_t old = 0;
-    MAILROOM_MPI(MPI_Fetch_and_op(&value, &old, MPI_INT64_T, target,
-                                  static_cast<MPI_Aint>(index), MPI_SUM, win));
-    MAILROOM_MPI(MPI_Win_flush(target, win));
-    return old;
-  }
-
-  std::int64_t get(int target, std::size_t index) override {
-    std::int64_t v = 0;
-    MAILROOM_MPI(MPI_Get(&v, 1, MPI_INT64_T, target, static_cast<MPI_Aint>(index), 1,
-                         MPI_INT64_T, win));
-    MAILROOM_MPI(MPI_Win_flush(target, win));
-    return v;
-  }
-
-  void put(int target, std::size_t index, std::int64_t value) override {
-    MAILROOM_MPI(MPI_Put(&value, 1, MPI_INT64_T, target, static_cast<MPI_Aint>(index), 1,
-                         MPI_INT64_T, win));
-    MAILROOM_MPI(MPI_Win_flush(target, win));
-  }
-
-  std::int64_t compare_and_swap(int target, std::size_t index, std::int64_t expected,
-                                std::int64_t desired) override {
-    std::int64_t old = 0;
-    MAILROOM_MPI(MPI_Compare_and_swap(&desired, &expected, &old, MPI_INT64_T, target,
-                                      static_cast<MPI_Aint>(index), win));
-    MAILROOM_MPI(MPI_Win_flush(target, win));
-    return old;
-  }
-
-  void fence() override {
-    MAILROOM_MPI(MPI_Win_flush_all(win));
-    MAILROOM_MPI(MPI_Win_sync(win));
-    barrier();
-    MAILROOM_MPI(MPI_Win_sync(win));
-  }
-};
-}  // namespace
 
 namespace {
 // The symmetric heap's window: MPI_Win_create over the region (its memory is the heap itself),
@@ -227,24 +155,5 @@ std::unique_ptr<request> heap_window::start_atomic(int target, std::size_t offse
 }
 void heap_window::flush_all() { impl_->flush_all(); }
 
-window::window(std::int64_t* base, std::size_t n)
-    : impl_(sim::active() ? sim::make_window(base, n) : std::make_unique<mpi_window>(base, n)) {}
-window::~window() = default;
-
-void window::add(int target, std::size_t index, std::int64_t value) {
-  impl_->add(target, index, value);
-}
-std::int64_t window::fetch_add(int target, std::size_t index, std::int64_t value) {
-  return impl_->fetch_add(target, index, value);
-}
-std::int64_t window::get(int target, std::size_t index) { return impl_->get(target, index); }
-void window::put(int target, std::size_t index, std::int64_t value) {
-  impl_->put(target, index, value);
-}
-std::int64_t window::compare_and_swap(int target, std::size_t index, std::int64_t expected,
-                                      std::int64_t desired) {
-  return impl_->compare_and_swap(target, index, expected, desired);
-}
-void window::fence() { impl_->fence(); }
 
 }  // namespace mailroom::transport
