@@ -61,6 +61,16 @@ class actor {
   template <class U = T>
     requires(!std::is_void_v<U>)
   explicit actor(mailbox_spec<U, H> s) : sel_(std::move(s)) {}
+  /// The same over team t: partitioned over its members, addressed by rank there (see selector).
+  explicit actor(const team& t)
+    requires std::is_void_v<T>
+      : sel_(t, spec{}) {}
+  template <class F>
+    requires(!std::is_void_v<T> && !std::is_same_v<std::decay_t<F>, mailbox_spec<T, H>>)
+  actor(const team& t, F&& handler) : sel_(t, spec{H(std::forward<F>(handler))}) {}
+  template <class U = T>
+    requires(!std::is_void_v<U>)
+  actor(const team& t, mailbox_spec<U, H> s) : sel_(t, std::move(s)) {}
 
   /// Sends msg to this actor's mailbox on PE dest.
   template <class U = T>

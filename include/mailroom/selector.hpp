@@ -9,10 +9,12 @@
 #include "mailroom/runtime.hpp"
 #include "mailroom/termination.hpp"
 
+#include <array>
 #include <cstddef>
 #include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -74,8 +76,11 @@ struct spec_box<lambdas> : box_of<void, lambdas> {};
 template <class T, class H, class Sel>
 class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
  public:
-  mailbox_impl(mailbox_spec<T, H>&& spec, Sel* self, std::uint32_t signature)
-      : mailbox_base(false, signature, sizeof(T)), handler_(std::move(spec.handler)), self_(self) {
+  mailbox_impl(mailbox_spec<T, H>&& spec, Sel* self, std::uint32_t signature,
+               const team_lanes* team)
+      : mailbox_base(false, signature, sizeof(T), team),
+        handler_(std::move(spec.handler)),
+        self_(self) {
     const auto& ex = exchange::get();
     MAILROOM_CHECK(sizeof(T) + k_header_bytes <= ex.node_capacity(),
                    "mailbox message of {} bytes does not fit in {}={}", sizeof(T),
@@ -84,8 +89,8 @@ class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
 
   void process_front() override {
     const arrival& a = conveyor.front();
-    scheduler::current_source = a.source;
-    const pe from(a.source);
+    scheduler::current_source = a.from;
+    const pe from(a.from);
     const std::byte* end = a.end();
     // The handler is inlined into this batch loop: no indirect call per message. A small one
     // runs as a local copy: the compiler then keeps what it captures by reference (the
@@ -134,8 +139,8 @@ class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
 template <class Sel>
 class mailbox_impl<lambdas, Sel> final : public mailbox_base {
  public:
-  mailbox_impl(lambdas&&, Sel* self, std::uint32_t signature)
-      : mailbox_base(true, signature, 0), self_(self) {
+  mailbox_impl(lambdas&&, Sel* self, std::uint32_t signature, const team_lanes* team)
+      : mailbox_base(true, signature, 0, team), self_(self) {
     conveyor.set_record_bytes(&lambda_record_bytes);
   }
 
@@ -160,8 +165,8 @@ class mailbox_impl<lambdas, Sel> final : public mailbox_base {
       conveyor.pop_front();
       return;
     }
-    scheduler::current_source = a.source;
-    const pe from(a.source);
+    scheduler::current_source = a.from;
+    const pe from(a.from);
     // Runs of same-type closures: one indirect call per run.
     for (const std::byte* p = a.begin(); p < end;) {
       std::uint32_t id;
@@ -186,6 +191,11 @@ class selector_ref;
 /// collective: every PE constructs its selectors in the same order (messages that arrive before
 /// the local constructor ran are kept). Termination follows the dependency graph (default: the
 /// chain 0 -> 1 -> ... -> N-1): call done<I>() on the entry mailboxes, then wait().
+///
+/// Over a team (a row or a column of a grid, say), only its members construct it, in the same
+/// order among the selectors over that team; its mailboxes are partitioned over the members,
+/// addressed by rank in the team (send(pe(r), ...) goes to member r, and a handler's `from` is
+/// the sender's rank there), and it terminates among them.
 template <class... Specs>
 class selector {
   static_assert(sizeof...(Specs) > 0, "selector: give at least one mailbox");
@@ -200,6 +210,26 @@ class selector {
     build(std::index_sequence_for<Specs...>{}, std::move(specs)...);
     core_ = std::make_unique<detail::selector_core>(
         boxes_list(std::index_sequence_for<Specs...>{}), g, "selector");
+    core_->set_owner(this);
+  }
+
+  /// Over team t (collective over its members; the world team gives the job's selector).
+  selector(const team& t, Specs... specs)
+      : selector(t, graph::chain(static_cast<int>(size)), std::move(specs)...) {}
+
+  selector(const team& t, const graph& g, Specs... specs) {
+    detail::scheduler::check_running("mailroom::selector");
+    if (detail::over_world(t)) {
+      build(std::index_sequence_for<Specs...>{}, std::move(specs)...);
+      core_ = std::make_unique<detail::selector_core>(
+          boxes_list(std::index_sequence_for<Specs...>{}), g, "selector");
+    } else {
+      team_.emplace(t);
+      build(std::index_sequence_for<Specs...>{}, std::move(specs)...);
+      core_ = std::make_unique<detail::selector_core>(
+          boxes_list(std::index_sequence_for<Specs...>{}), g, "selector", &*team_);
+      pes_ = t.size();
+    }
     core_->set_owner(this);
   }
 
@@ -319,8 +349,13 @@ class selector {
     // A comma fold runs left to right: mailboxes take their collective ids in index order.
     const std::uint32_t signature =
         detail::type_signature<selector, detail::spec_box<Specs>...>;
+    // Over a team, each takes the team's next mailbox number, in index order.
+    std::array<detail::team_lanes, sizeof...(Specs)> lanes{};
+    if (team_)
+      for (auto& l : lanes) l = detail::next_team_mailbox(*team_);
     ((std::get<I>(boxes_) = std::make_unique<detail::mailbox_impl<Specs, selector>>(
-          std::move(specs), this, signature + static_cast<std::uint32_t>(I))),
+          std::move(specs), this, signature + static_cast<std::uint32_t>(I),
+          team_ ? &lanes[I] : nullptr)),
      ...);
   }
   template <std::size_t... I>
@@ -378,6 +413,8 @@ class selector {
       core_->refuse_send(static_cast<int>(i), dest.rank());
   }
 
+  // (The team first: its routes outlive the mailboxes.)
+  std::optional<team> team_;
   std::tuple<std::unique_ptr<detail::mailbox_impl<Specs, selector>>...> boxes_;
   std::unique_ptr<detail::selector_core> core_;
   int pes_ = num_pes();
@@ -396,12 +433,18 @@ class selector_ref {
   Sel* operator->() const noexcept { return get(); }
   Sel& operator*() const noexcept { return *get(); }
   [[nodiscard]] Sel* get() const noexcept {
+    if (MAILROOM_UNLIKELY(id_ >= detail::exchange::k_team_conveyor)) return over_team();
     void* owner = detail::scheduler::owners[static_cast<std::size_t>(id_)];
     MAILROOM_ASSERT(owner != nullptr);
     return static_cast<Sel*>(owner);
   }
 
  private:
+  [[gnu::noinline]] Sel* over_team() const noexcept {
+    const auto it = detail::scheduler::team_owners.find(id_);
+    MAILROOM_ASSERT(it != detail::scheduler::team_owners.end() && it->second != nullptr);
+    return static_cast<Sel*>(it->second);
+  }
   // A full word, not 32 bits: a closure capturing it is then built from 8-byte stores only,
   // which the lambda send path reads back as 8-byte words without a store-forwarding stall.
   std::uint64_t id_;

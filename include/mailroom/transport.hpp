@@ -197,6 +197,8 @@ class channel {
   std::unique_ptr<impl> impl_;
 };
 
+class group;
+
 /// A private communicator for one termination protocol, so that concurrent protocols of
 /// different mailboxes can never match each other's collectives. Construction is collective but
 /// does not block (MPI_Comm_idup, completed by test()): a PE constructing a mailbox while a peer
@@ -204,7 +206,10 @@ class channel {
 /// duplicate is ready starts when it is.
 class collective_context {
  public:
+  /// Among every PE of the job.
   collective_context();
+  /// Among the members of g (collective over them, in the same order as other contexts of g).
+  explicit collective_context(group& g);
   ~collective_context();
   collective_context(const collective_context&) = delete;
   collective_context& operator=(const collective_context&) = delete;
@@ -248,6 +253,9 @@ class group {
   [[nodiscard]] int world_rank(int r) const noexcept {
     return members_.empty() ? r : members_[static_cast<std::size_t>(r)];
   }
+
+  /// A private context among the members for a termination protocol (collective_context(g)).
+  virtual std::unique_ptr<collective_context::impl> make_context() = 0;
 
   virtual std::unique_ptr<request> start_barrier() = 0;
   /// out[i] = in[i] combined over the members in rank order, on every member.

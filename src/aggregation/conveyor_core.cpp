@@ -35,9 +35,11 @@ std::size_t conveyor_core::table_bytes(const routes& r, bool delta_records) noex
   return per_lane * static_cast<std::size_t>(r.lanes()) + links_in + sizeof(conveyor_core);
 }
 
-conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::size_t item_bytes)
+conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::size_t item_bytes,
+                             const team_lanes* team)
     : ex_(running_exchange()),
-      rt_(ex_.job_routes()),
+      rt_(team != nullptr ? *team->rt : ex_.job_routes()),
+      over_team_(team != nullptr),
       routed_(rt_.routed),
       item_bytes_(delta_records ? 0 : item_bytes),
       id_(0),
@@ -60,7 +62,23 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
   // Every PE creates the same conveyors in the same order with the same configuration, so the
   // credits agree: what a sender may have in flight is what the receiver reserved for arrivals.
   const std::size_t left = ex_.budget_left();
-  taken_ = ex_.reserve();
+  if (over_team_) {
+    // Over a team: every lane from the heap with MAILROOM_CREDITS credits, or none at all (the
+    // members reserve alike whatever else each has).
+    const mailbox_shape s = shape_of(rt_, [&](int p) { return ex_.on_node(p); });
+    taken_ = ex_.reserve_team(s);
+    MAILROOM_CHECK(taken_.credits > 0,
+                   "a mailbox over a team of {} PEs does not fit in MAILROOM_BUDGET_BYTES={}: it "
+                   "needs {} bytes (MAILROOM_CREDITS={} buffers per member each way), but only {} "
+                   "bytes are left next to the {} live mailboxes, the shared pool and the posted "
+                   "receives (raise the budget, lower MAILROOM_BUFFER_BYTES or MAILROOM_CREDITS)",
+                   rt_.lanes(), current_config().budget_bytes,
+                   mailbox_reservation(s, capacity_, current_config().credits, false),
+                   current_config().credits, left, ex_.live_conveyors());
+    for (auto& lim : limits_) lim.credits = taken_.credits;
+  } else {
+    taken_ = ex_.reserve();
+  }
   MAILROOM_CHECK(taken_.credits > 0,
                  "mailbox #{} does not fit in MAILROOM_BUDGET_BYTES={}: a mailbox needs at least "
                  "3 buffers per link within the node outside the shared pool (one filling, one in "
@@ -72,7 +90,7 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
                  mailbox_reservation(ex_.shape(), capacity_, 1, false),
                  dests(), left, ex_.live_conveyors());
   const auto node_offset = static_cast<std::uint32_t>(capacity_ - ex_.node_capacity());
-  for (std::size_t l = 0; l < limits_.size(); ++l) {
+  for (std::size_t l = 0; l < limits_.size() && !over_team_; ++l) {
     lane_limit& lim = limits_[l];
     lim.slot = taken_.in_slots && ex_.on_node(rt_.peer[l]);
     lim.offset = lim.slot ? node_offset : 0;
@@ -94,6 +112,11 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
     by_dest_ = &always_full_;
     by_dest_lane_ = &always_full_lane_;
     dest_mask_ = 0;
+  }
+  if (over_team_) {
+    id_ = team->id;
+    ex_.attach_team(this, id_);
+    return;
   }
   id_ = ex_.attach(this);
   // A mailbox the shared pool has no room for costs far more (its buffers within the node come
@@ -346,7 +369,8 @@ void conveyor_core::retry_backlog(int only) noexcept {
 void conveyor_core::deliver(int source, std::byte* buf) noexcept {
   const auto& h = *reinterpret_cast<const buffer_header*>(buf);
   received_items_ += h.items;
-  arrivals_.push_back(arrival{buf, source, link_class_of(h.flags) == k_delivery});
+  arrivals_.push_back(arrival{buf, source, link_class_of(h.flags) == k_delivery,
+                              over_team_ ? rt_.rank_of(source) : source});
 }
 
 void conveyor_core::deliver_transit(int source, std::byte* buf, std::uint32_t cls) noexcept {

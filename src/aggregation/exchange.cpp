@@ -305,7 +305,8 @@ exchange::reservation exchange::reserve() noexcept {
   taken.credits =
       credits_that_fit(shape_, capacity_, budget_left(), node_credits_, taken.in_slots);
   if (taken.credits == 0) return reservation{};
-  reserved_ += mailbox_reservation(shape_, capacity_, taken.credits, taken.in_slots);
+  taken.bytes = mailbox_reservation(shape_, capacity_, taken.credits, taken.in_slots);
+  reserved_ += taken.bytes;
   if (taken.in_slots) {
     slots_reserved_ += slot_need_;
     ++in_slots_;
@@ -313,9 +314,19 @@ exchange::reservation exchange::reserve() noexcept {
   return taken;
 }
 
+exchange::reservation exchange::reserve_team(const mailbox_shape& s) noexcept {
+  reservation taken;
+  const std::size_t bytes = mailbox_reservation(s, capacity_, credits_, false);
+  if (credits_ == 0 || bytes > budget_left()) return taken;
+  taken.credits = credits_;
+  taken.bytes = bytes;
+  reserved_ += bytes;
+  return taken;
+}
+
 void exchange::release(const reservation& taken) noexcept {
   if (taken.credits == 0) return;
-  reserved_ -= mailbox_reservation(shape_, capacity_, taken.credits, taken.in_slots);
+  reserved_ -= taken.bytes;
   if (taken.in_slots) slots_reserved_ -= slot_need_;
 }
 
@@ -332,6 +343,21 @@ std::uint32_t exchange::attach(conveyor_core* c) {
     early_.erase(it);
   }
   return id;
+}
+
+void exchange::attach_team(conveyor_core* c, std::uint32_t id) {
+  MAILROOM_ASSERT(id >= k_team_conveyor);
+  const bool fresh = team_conveyors_.emplace(id, c).second;
+  MAILROOM_CHECK(fresh, "mailbox #{:#x} over a team constructed twice", id);
+  ++live_;
+  if (auto it = early_.find(id); it != early_.end()) {
+    for (auto& [src, buf] : it->second) {
+      const auto& h = *reinterpret_cast<const buffer_header*>(buf);
+      if (MAILROOM_UNLIKELY(h.signature != c->signature())) mismatch(src, h, *c);
+      deliver(*c, src, buf);
+    }
+    early_.erase(it);
+  }
 }
 
 void exchange::deliver(conveyor_core& c, int source, std::byte* buf) noexcept {
@@ -390,6 +416,7 @@ statistics exchange::totals() const {
   s.idle_flushed = items_idle_flushed;
   for (const conveyor_core* c : conveyors_)
     if (c != nullptr) add_conveyor(s, *c);
+  for (const auto& [id, c] : team_conveyors_) add_conveyor(s, *c);
   return s;
 }
 
@@ -405,6 +432,11 @@ std::string exchange::describe_early() const {
 }
 
 void exchange::detach(std::uint32_t id) noexcept {
+  if (id >= k_team_conveyor) {
+    team_conveyors_.erase(id);
+    --live_;
+    return;
+  }
   std::erase(forwarding_, conveyors_[id]);
   conveyors_[id] = nullptr;
   --live_;
@@ -531,7 +563,15 @@ void exchange::received(int source, std::byte* data, std::size_t bytes) noexcept
   MAILROOM_CHECK(bytes >= k_header_bytes && h.bytes == bytes,
                  "corrupt aggregation buffer from PE {} ({} bytes, header says {})", source, bytes,
                  h.bytes);
-  if (h.conveyor < conveyors_.size()) {
+  if (h.conveyor >= k_team_conveyor) {
+    // A team's mailbox: buffers for one not constructed here yet wait, as for the job's.
+    if (conveyor_core* c = team_conveyor(h.conveyor); c != nullptr) {
+      if (MAILROOM_UNLIKELY(h.signature != c->signature())) mismatch(source, h, *c);
+      deliver(*c, source, data);
+    } else {
+      early_[h.conveyor].emplace_back(source, data);
+    }
+  } else if (h.conveyor < conveyors_.size()) {
     conveyor_core* c = conveyors_[h.conveyor];
     MAILROOM_CHECK(c != nullptr,
                    "a message arrived from PE {} for mailbox #{} after it was destroyed here: "
@@ -553,7 +593,11 @@ void exchange::credit(std::uint32_t tagged_id, int peer) noexcept {
   const std::uint32_t id = tagged_id & ((1u << k_id_bits) - 1);
   // A conveyor may be gone already: it had terminated, so its own credits no longer matter,
   // but those it held of the link pool go back there.
-  if (id < conveyors_.size() && conveyors_[id] != nullptr) {
+  if (id >= k_team_conveyor) {
+    // (A team's conveyor takes nothing from the link pool: an acknowledgement for one that is
+    // gone has nothing to give back.)
+    if (conveyor_core* c = team_conveyor(id); c != nullptr) c->credit(peer, tagged_id >> k_id_bits);
+  } else if (id < conveyors_.size() && conveyors_[id] != nullptr) {
     conveyors_[id]->credit(peer, tagged_id >> k_id_bits);
   } else if (const int l = routes_.lane(tagged_id >> k_id_bits, peer);
              l >= 0 && owed_[static_cast<std::size_t>(l)] > 0) {

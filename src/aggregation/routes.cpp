@@ -167,6 +167,7 @@ std::size_t node_layout::table_bytes() const noexcept {
 int routes::lane(std::uint32_t c, int p) const noexcept {
   if (p < 0 || p >= pes) return -1;
   const std::uint32_t h = hop(p);
+  if (!member_rank.empty()) return c == k_final ? rank_of(p) : -1;
   if (!routed) return c == k_final ? static_cast<int>(h) : -1;
   // A PE of this node: its own items' hop is its final lane, whose number is its index here.
   const bool here = (h & k_prefixed) == 0;
@@ -252,6 +253,28 @@ routes routes::direct(int me, const node_layout& l) {
     r.in_peers[k_final].push_back(p);
   }
   return r;
+}
+
+routes routes::members(int me, int pes, const std::vector<int>& members) {
+  routes r;
+  r.me = me;
+  r.pes = pes;
+  r.layout = node_layout::blocked(pes, 1);
+  for (std::size_t k = 0; k < members.size(); ++k) {
+    const int p = members[k];
+    MAILROOM_CHECK(p >= 0 && p < pes, "team routes: member PE {} of {}", p, pes);
+    add_lane(r, p, k_final);
+    r.in_peers[k_final].push_back(p);
+    r.member_rank.emplace_back(p, static_cast<int>(k));
+  }
+  std::sort(r.member_rank.begin(), r.member_rank.end());
+  MAILROOM_CHECK(r.rank_of(me) >= 0, "team routes: PE {} is not a member", me);
+  return r;
+}
+
+int routes::rank_of(int p) const noexcept {
+  const auto it = std::lower_bound(member_rank.begin(), member_rank.end(), std::pair{p, -1});
+  return it != member_rank.end() && it->first == p ? it->second : -1;
 }
 
 routes routes::node(int me, const node_layout& l) {

@@ -1,16 +1,70 @@
-// Teams over the transport's groups.
+// Teams over the transport's groups, and what selectors over a team need of them.
 #include "mailroom/team.hpp"
 
+#include "mailroom/collectives.hpp"
 #include "mailroom/error.hpp"
 #include "mailroom/transport.hpp"
 
+#include "common/pe_local.hpp"
 #include "pgas/team_state.hpp"
+
+#include <array>
+#include <bit>
 
 namespace mailroom {
 
+namespace detail {
+namespace {
+// The team ids this PE holds (bit k of word k / 64), the world's (0) always.
+using id_set = std::array<std::uint64_t, team_state::k_ids / 64>;
+id_set g_team_ids = [] {
+  id_set s{};
+  s[0] = 1;
+  return s;
+}();
+MAILROOM_PE_LOCAL(g_team_ids);
+// Per team id, the number of the next mailbox over a team of that id: a team that takes an id
+// again starts above every number its members used with it, so that no acknowledgement still on
+// its way for a mailbox of an earlier team can reach one of the new team.
+std::vector<std::uint32_t> g_next_mailbox(team_state::k_ids, 0);
+MAILROOM_PE_LOCAL(g_next_mailbox);
+}  // namespace
+
+team_state::team_state(std::unique_ptr<transport::group> g, std::uint32_t team_id) noexcept
+    : own(std::move(g)), group(own != nullptr ? own.get() : &transport::group::world()),
+      id(team_id) {}
+
+team_state::~team_state() {
+  if (id == 0) return;
+  g_team_ids[id / 64] &= ~(std::uint64_t{1} << (id % 64));
+  g_next_mailbox[id] = mailboxes;
+}
+
+team_lanes next_team_mailbox(const team& t) {
+  team_state& s = t.state();
+  MAILROOM_ASSERT(s.id != 0);
+  MAILROOM_CHECK(s.mailboxes < (1u << team_state::k_mailbox_bits),
+                 "more than {} mailboxes over teams of id {}: split a new team for more",
+                 1u << team_state::k_mailbox_bits, s.id);
+  if (s.lanes == nullptr) {
+    std::vector<int> members(static_cast<std::size_t>(s.group->size()));
+    for (int r = 0; r < s.group->size(); ++r)
+      members[static_cast<std::size_t>(r)] = s.group->world_rank(r);
+    s.lanes = std::make_unique<routes>(routes::members(transport::rank(), transport::size(), members));
+  }
+  const std::uint32_t id = exchange::k_team_conveyor | s.id << team_state::k_mailbox_bits |
+                           s.mailboxes++;
+  return team_lanes{s.lanes.get(), id};
+}
+
+bool over_world(const team& t) { return t.state().id == 0; }
+
+transport::group& group_of(const team& t) { return *t.state().group; }
+}  // namespace detail
+
 team team::world() {
-  auto& g = transport::group::world();  // (checks that the runtime exists)
-  return team(std::make_shared<detail::team_state>(detail::team_state{nullptr, &g}));
+  (void)transport::group::world();  // (checks that the runtime exists)
+  return team(std::make_shared<detail::team_state>(nullptr, 0));
 }
 
 team team::split(int colour, int key) const {
@@ -18,8 +72,22 @@ team team::split(int colour, int key) const {
                  "team::split called from a handler: it is collective and blocks");
   auto g = state().group->split(colour, key);
   if (g == nullptr) return team(nullptr);
-  transport::group* raw = g.get();
-  return team(std::make_shared<detail::team_state>(detail::team_state{std::move(g), raw}));
+  // The new team's id: the lowest that none of its members holds (so the ids of the mailboxes
+  // over it name them on every member, whatever other teams each belongs to).
+  team out(std::make_shared<detail::team_state>(std::move(g), 0));
+  detail::id_set used = detail::g_team_ids;
+  all_reduce(std::span<std::uint64_t>(used), bit_or<>{}, out);
+  std::uint32_t id = 0;
+  for (std::size_t w = 0; w < used.size() && id == 0; ++w)
+    if (~used[w] != 0)
+      id = static_cast<std::uint32_t>(64 * w) + static_cast<std::uint32_t>(std::countr_one(used[w]));
+  MAILROOM_CHECK(id != 0, "team::split: a PE of the new team already belongs to {} teams (the "
+                 "most a PE may hold at once); let go of teams no longer needed",
+                 detail::team_state::k_ids - 1);
+  detail::g_team_ids[id / 64] |= std::uint64_t{1} << (id % 64);
+  out.state_->id = id;
+  out.state_->mailboxes = all_reduce(detail::g_next_mailbox[id], max<>{}, out);
+  return out;
 }
 
 int team::rank() const noexcept { return state_ == nullptr ? -1 : state_->group->rank(); }

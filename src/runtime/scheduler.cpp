@@ -17,6 +17,7 @@ std::uint8_t scheduler::sending_from = scheduler::k_from_user;
 int scheduler::current_source = -1;
 std::vector<selector_core*> scheduler::live;
 std::vector<void*> scheduler::owners;
+std::unordered_map<std::uint64_t, void*> scheduler::team_owners;
 std::vector<std::vector<selector_core*>> scheduler::finish_scopes;
 std::vector<std::shared_ptr<pending_op>> scheduler::pending;
 bool scheduler::completing = false;
@@ -35,6 +36,7 @@ MAILROOM_PE_LOCAL(scheduler::sending_from);
 MAILROOM_PE_LOCAL(scheduler::current_source);
 MAILROOM_PE_LOCAL(scheduler::live);
 MAILROOM_PE_LOCAL(scheduler::owners);
+MAILROOM_PE_LOCAL(scheduler::team_owners);
 MAILROOM_PE_LOCAL(scheduler::finish_scopes);
 MAILROOM_PE_LOCAL(scheduler::pending);
 MAILROOM_PE_LOCAL(scheduler::completing);
@@ -187,28 +189,40 @@ void scheduler::watch_idle() {
   MAILROOM_FAIL("watchdog: no progress for {:.0f} s; see the report above", now - last_activity);
 }
 
-mailbox_base::mailbox_base(bool delta_records, std::uint32_t signature, std::size_t item_bytes)
-    : conveyor(delta_records, signature, item_bytes), accepts(scheduler::k_from_handler) {}
+mailbox_base::mailbox_base(bool delta_records, std::uint32_t signature, std::size_t item_bytes,
+                           const team_lanes* team)
+    : conveyor(delta_records, signature, item_bytes, team), accepts(scheduler::k_from_handler) {}
 
 selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
-                             std::string_view kind)
+                             std::string_view kind, const team* t)
     : boxes_(std::move(boxes)),
       plan_(termination::analyse(g, static_cast<int>(boxes_.size()))),
       components_(plan_.components.size()),
       user_done_(boxes_.size(), false),
-      id_(static_cast<std::uint32_t>(scheduler::owners.size())),
+      over_team_(t != nullptr),
+      id_(over_team_ ? boxes_.front()->conveyor.id()
+                     : static_cast<std::uint32_t>(scheduler::owners.size())),
+      pes_(over_team_ ? t->size() : transport::size()),
       kind_(kind),
-      waiting_name_(fmt::format("wait() of {} #{}", kind, id_)) {
+      waiting_name_(over_team_ ? fmt::format("wait() of {} {:#x} over a team of {}", kind, id_,
+                                             pes_)
+                               : fmt::format("wait() of {} #{}", kind, id_)) {
   MAILROOM_CHECK(!scheduler::in_handler(),
                  "a {} was constructed inside a handler: construction is collective, so every "
                  "PE must construct its selectors in the same order from user code", kind);
   scheduler::check_not_completing("a selector's constructor");
+  // A cycle's quiescence waves run among the members (over a team: its group's).
   for (std::size_t c = 0; c < components_.size(); ++c)
     if (plan_.components[c].cyclic)
-      components_[c].ctx = std::make_unique<transport::collective_context>();
+      components_[c].ctx = over_team_
+                               ? std::make_unique<transport::collective_context>(group_of(*t))
+                               : std::make_unique<transport::collective_context>();
   for (std::size_t m = 0; m < boxes_.size(); ++m)
     if (plan_.entry[m]) boxes_[m]->accepts |= scheduler::k_from_user;
-  scheduler::owners.push_back(nullptr);
+  if (over_team_)
+    scheduler::team_owners.emplace(id_, nullptr);
+  else
+    scheduler::owners.push_back(nullptr);
   scheduler::live.push_back(this);
   if (!scheduler::finish_scopes.empty()) scheduler::finish_scopes.back().push_back(this);
 }
@@ -220,7 +234,10 @@ selector_core::~selector_core() {
       if (plan_.entry[m] && !user_done_[m]) done(static_cast<int>(m));
     wait();
   }
-  scheduler::owners[id_] = nullptr;
+  if (over_team_)
+    scheduler::team_owners.erase(id_);
+  else
+    scheduler::owners[id_] = nullptr;
   std::erase(scheduler::live, this);
   for (auto& scope : scheduler::finish_scopes) std::erase(scope, this);
 }
@@ -360,9 +377,8 @@ bool selector_core::mailbox_finished(int m) const noexcept {
 }
 
 void selector_core::refuse_send(int m, int dest) const {
-  MAILROOM_CHECK(dest >= 0 && dest < exchange::get().pes(),
-                 "send to mailbox {}: PE {} is out of range [0, {})", m, dest,
-                 exchange::get().pes());
+  MAILROOM_CHECK(dest >= 0 && dest < pes_, "send to mailbox {}: {} {} is out of range [0, {})",
+                 m, over_team_ ? "team rank" : "PE", dest, pes_);
   const auto mi = static_cast<std::size_t>(m);
   if ((boxes_[mi]->accepts & scheduler::k_from_handler) == 0)
     MAILROOM_FAIL("send to mailbox {} after it was closed on this PE: a handler sends to it "

@@ -20,13 +20,24 @@
 namespace mailroom::transport {
 
 namespace {
-// A duplicate of mailroom's communicator asked for by a collective_context.
+// A duplicate of mailroom's communicator (or of a team's control communicator) asked for by a
+// collective_context.
 struct duplicate {
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Request req = MPI_REQUEST_NULL;
   bool started = false, done = false;
 };
-std::deque<duplicate*> g_duplicates;  // asked for, not yet complete; in order
+// Per communicator duplicated from: the duplicates asked for and not yet complete, in order.
+struct duplicates {
+  MPI_Comm parent;
+  std::deque<duplicate*> queue;
+};
+std::vector<duplicates> g_duplicates;  // mailroom's communicator's first, once asked for
+std::deque<duplicate*>& queue_of(MPI_Comm parent) {
+  for (auto& d : g_duplicates)
+    if (d.parent == parent) return d.queue;
+  return g_duplicates.emplace_back(duplicates{parent, {}}).queue;
+}
 }  // namespace
 
 struct mpi_context final : collective_context::impl {
@@ -52,8 +63,8 @@ struct mpi_context final : collective_context::impl {
     }
   }
 
-  mpi_context() {
-    g_duplicates.push_back(&dup);
+  explicit mpi_context(MPI_Comm parent) {
+    queue_of(parent).push_back(&dup);
     detail::advance_duplicates();
   }
   ~mpi_context() override {
@@ -95,25 +106,36 @@ struct mpi_context final : collective_context::impl {
 
 namespace detail {
 bool advance_duplicates() {
-  while (!g_duplicates.empty()) {
-    duplicate& front = *g_duplicates.front();
-    if (!front.started) {
-      // (The duplicate inherits the communicator's error handler: errors come back to us.)
-      MAILROOM_MPI(MPI_Comm_idup(comm(), &front.comm, &front.req));
-      front.started = true;
+  bool own_done = true;  // (of mailroom's communicator)
+  for (auto& [parent, queue] : g_duplicates) {
+    while (!queue.empty()) {
+      duplicate& front = *queue.front();
+      if (!front.started) {
+        // (The duplicate inherits the communicator's error handler: errors come back to us.)
+        MAILROOM_MPI(MPI_Comm_idup(parent, &front.comm, &front.req));
+        front.started = true;
+      }
+      int flag = 0;
+      MAILROOM_MPI(MPI_Test(&front.req, &flag, MPI_STATUS_IGNORE));
+      if (flag == 0) break;
+      front.done = true;
+      queue.pop_front();
     }
-    int flag = 0;
-    MAILROOM_MPI(MPI_Test(&front.req, &flag, MPI_STATUS_IGNORE));
-    if (flag == 0) return false;
-    front.done = true;
-    g_duplicates.pop_front();
+    if (parent == comm() && !queue.empty()) own_done = false;
   }
-  return true;
+  // (A team's communicator may be freed once its queue is empty: its entry goes with it.)
+  std::erase_if(g_duplicates, [](const duplicates& d) { return d.queue.empty(); });
+  return own_done;
+}
+
+std::unique_ptr<collective_context::impl> make_mpi_context(MPI_Comm parent) {
+  return std::make_unique<mpi_context>(parent);
 }
 }  // namespace detail
 
 collective_context::collective_context()
-    : impl_(sim::active() ? sim::make_context() : std::make_unique<mpi_context>()) {}
+    : impl_(sim::active() ? sim::make_context() : std::make_unique<mpi_context>(detail::comm())) {}
+collective_context::collective_context(group& g) : impl_(g.make_context()) {}
 collective_context::~collective_context() = default;
 
 void collective_context::start_reduce_scatter_sum(const std::int64_t* in, std::int64_t* out) {

@@ -38,12 +38,18 @@ void apply_custom(void* in, void* inout, int* len, MPI_Datatype* type) {
 
 class mpi_group final : public group {
  public:
-  mpi_group(MPI_Comm comm, std::vector<int> members) : comm_(comm) {
+  // `control`: a duplicate for the termination protocols among the members (none for the
+  // world's, whose protocols duplicate mailroom's communicator).
+  mpi_group(MPI_Comm comm, std::vector<int> members, MPI_Comm control = MPI_COMM_NULL)
+      : comm_(comm), control_(control) {
     MAILROOM_MPI(MPI_Comm_rank(comm_, &rank_));
     MAILROOM_MPI(MPI_Comm_size(comm_, &size_));
     members_ = std::move(members);
   }
-  ~mpi_group() override { MPI_Comm_free(&comm_); }
+  ~mpi_group() override {
+    MPI_Comm_free(&comm_);
+    if (control_ != MPI_COMM_NULL) MPI_Comm_free(&control_);
+  }
   mpi_group(const mpi_group&) = delete;
   mpi_group& operator=(const mpi_group&) = delete;
 
@@ -60,7 +66,13 @@ class mpi_group final : public group {
     std::vector<int> world(static_cast<std::size_t>(n));
     const int me = world_rank(rank_);
     MAILROOM_MPI(MPI_Allgather(&me, 1, MPI_INT, world.data(), 1, MPI_INT, out));
-    return std::make_unique<mpi_group>(out, std::move(world));
+    MPI_Comm control = MPI_COMM_NULL;
+    MAILROOM_MPI(MPI_Comm_dup(out, &control));
+    return std::make_unique<mpi_group>(out, std::move(world), control);
+  }
+
+  std::unique_ptr<collective_context::impl> make_context() override {
+    return detail::make_mpi_context(control_ != MPI_COMM_NULL ? control_ : detail::comm());
   }
 
   std::unique_ptr<request> start_barrier() override {
@@ -121,6 +133,7 @@ class mpi_group final : public group {
 
  private:
   MPI_Comm comm_;
+  MPI_Comm control_;
 };
 }  // namespace
 

@@ -4,6 +4,9 @@
 #include <mpi.h>
 
 #include "mailroom/error.hpp"
+#include "mailroom/transport.hpp"
+
+#include <memory>
 
 namespace mailroom::transport::detail {
 [[noreturn]] void mpi_failed(int rc, const char* call, const char* file, int line) noexcept;
@@ -19,6 +22,9 @@ bool progress_active() noexcept;
 /// Advances the duplicates of comm() that collective_contexts asked for (one at a time, in
 /// order); true once none is left. Called from every channel poll.
 bool advance_duplicates();
+/// A collective_context among the members of `parent`, over a duplicate of it made the same way
+/// (collectives on `parent` itself must not overlap it: only duplicates may be asked of it).
+std::unique_ptr<collective_context::impl> make_mpi_context(MPI_Comm parent);
 /// Completes every duplicate asked for before a collective starts on comm(), keeping mailroom
 /// moving meanwhile (see collective.cpp for why nothing may overlap a duplicate).
 void finish_duplicates();

@@ -512,20 +512,23 @@ class sim_request final : public request {
 
 class sim_context final : public collective_context::impl {
  public:
-  sim_context() : group_(1 + static_cast<std::int64_t>(me().contexts++)) {}
+  // The job's: every PE makes its contexts in the same order.
+  sim_context() : sim_context(1 + static_cast<std::int64_t>(me().contexts++), pes(), me().pe) {}
+  // Among `size` members (this one of rank `rank`), meeting under `key`.
+  sim_context(std::int64_t key, int size, int rank) : group_(key), size_(size), rank_(rank) {}
   void start_reduce_scatter_sum(const std::int64_t* in, std::int64_t* out) override {
-    begin(in, [out](const std::vector<const void*>& all) {
+    begin(in, [out, size = size_, rank = rank_](const std::vector<const void*>& all) {
       std::int64_t s = 0;
-      for (int p = 0; p < pes(); ++p)
-        s = wrapping_add(s, static_cast<const std::int64_t*>(all[p])[me().pe]);
+      for (int p = 0; p < size; ++p)
+        s = wrapping_add(s, static_cast<const std::int64_t*>(all[p])[rank]);
       *out = s;
     });
   }
   void start_allreduce_sum(const std::int64_t* in, std::int64_t* out, int n) override {
-    begin(in, [out, n](const std::vector<const void*>& all) {
+    begin(in, [out, n, size = size_](const std::vector<const void*>& all) {
       for (int i = 0; i < n; ++i) {
         std::int64_t s = 0;
-        for (int p = 0; p < pes(); ++p)
+        for (int p = 0; p < size; ++p)
           s = wrapping_add(s, static_cast<const std::int64_t*>(all[p])[i]);
         out[i] = s;
       }
@@ -550,10 +553,11 @@ class sim_context final : public collective_context::impl {
   template <class F>
   void begin(const void* in, F compute) {
     MAILROOM_ASSERT(req_ == nullptr);
-    req_ = std::make_unique<sim_request>(meeting_key{group_, ops_++}, pes(), me().pe, in,
+    req_ = std::make_unique<sim_request>(meeting_key{group_, ops_++}, size_, rank_, in,
                                          std::move(compute));
   }
   std::int64_t group_;
+  int size_, rank_;
   std::uint64_t ops_ = 0;
   std::unique_ptr<sim_request> req_;
 };
@@ -605,6 +609,13 @@ class sim_group final : public group {
            out = std::make_unique<sim_group>(it->second, rank, n, std::move(world));
          });
     return out;
+  }
+
+  std::unique_ptr<collective_context::impl> make_context() override {
+    // Keys of their own: below zero (the job's contexts count up from 1, groups' meetings are
+    // keyed by their ids), from the group's id and its members' count of contexts.
+    const std::int64_t key = -((id_ - k_program_world) << 24 | contexts_++) - 1;
+    return std::make_unique<sim_context>(key, size_, rank_);
   }
 
   std::unique_ptr<request> start_barrier() override {
@@ -719,6 +730,7 @@ class sim_group final : public group {
   }
   std::int64_t id_;
   std::uint64_t ops_ = 0;
+  std::int64_t contexts_ = 0;
 };
 
 // ---- node memory -------------------------------------------------------------------------------

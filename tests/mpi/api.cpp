@@ -107,7 +107,7 @@ int erased_handlers() {
   EXPECT(sum_values == expected && sum_from == expected,
          "values %lld, senders %lld, expected %lld each", static_cast<long long>(sum_values),
          static_cast<long long>(sum_from), static_cast<long long>(expected));
-  EXPECT(count == g_pes, "handled %lld, expected %d", static_cast<long long>(count), g_pes);
+  EXPECT(count == g_pes, "handled %lld, expected %d", static_cast<long long>(count), int{g_pes});
   return failures;
 }
 
@@ -337,7 +337,7 @@ int lambda_from_and_self() {
          "requests %lld, replies %lld, expected %lld each", static_cast<long long>(hits[0]),
          static_cast<long long>(hits[1]), static_cast<long long>(k * g_pes));
   EXPECT(hits[2] == g_pes && hits[3] == g_pes, "plain %lld, actor %lld, expected %d each",
-         static_cast<long long>(hits[2]), static_cast<long long>(hits[3]), g_pes);
+         static_cast<long long>(hits[2]), static_cast<long long>(hits[3]), int{g_pes});
   EXPECT(bad[0] == 0, "%lld closures saw a wrong sender", static_cast<long long>(bad[0]));
   mr::symmetric_free(hits);
   mr::symmetric_free(bad);
@@ -675,8 +675,6 @@ int symmetric_object() {
 
 int main(int argc, char** argv) {
   mr::runtime rt(argc, argv);
-  g_me = mr::this_pe().rank();
-  g_pes = mr::num_pes();
   struct named {
     const char* name;
     int (*run)();

@@ -230,7 +230,7 @@ int grid_teams() {
   auto c = mr::all_reduce_async(value_of(g_me), mr::plus<>{}, grid.column);
   EXPECT(r.get() == row_sum, "row sum");
   EXPECT(c.get() == col_sum, "column sum");
-  const auto members = mr::all_gather(g_me, grid.column);
+  const auto members = mr::all_gather(int{g_me}, grid.column);
   for (std::size_t i = 0; i < members.size(); ++i)
     EXPECT(members[i] == static_cast<int>(i) * columns + col, "column member %zu", i);
   mr::barrier(grid.row);
@@ -248,13 +248,14 @@ int grid_teams() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  mr::runtime rt(argc, argv);
-  mailroom_test::know_pes();
-  int failures = 0;
-  failures += reductions();
-  failures += data_movement();
-  failures += in_flight_with_actor_traffic();
-  failures += futures_chain();
-  failures += grid_teams();
-  return mailroom_test::verdict(failures);
+  return mailroom_test::run_main([&] {
+    mr::runtime rt(argc, argv);
+    int failures = 0;
+    failures += reductions();
+    failures += data_movement();
+    failures += in_flight_with_actor_traffic();
+    failures += futures_chain();
+    failures += grid_teams();
+    return mailroom_test::verdict(failures);
+  });
 }

@@ -10,13 +10,29 @@
 
 namespace mailroom_test {
 
-/// This PE and the PE count, for messages; set by the test's main.
-inline int g_me = 0, g_pes = 1;
+/// This PE and the PE count (once the runtime exists), as ints: asked of the runtime each time,
+/// not kept in globals, which the PEs of the simulated machine would share.
+/// (Their copy constructors make passing them to printf's `...` an error: pass int{g_me}.)
+struct this_rank {
+  constexpr this_rank() = default;
+  constexpr this_rank(const this_rank&) {}
+  operator int() const { return mailroom::this_pe().rank(); }  // NOLINT: converts on purpose
+};
+struct pe_count {
+  constexpr pe_count() = default;
+  constexpr pe_count(const pe_count&) {}
+  operator int() const { return mailroom::num_pes(); }  // NOLINT: converts on purpose
+};
+inline constexpr this_rank g_me{};
+inline constexpr pe_count g_pes{};
 
-/// Sets g_me and g_pes (once the runtime exists).
-inline void know_pes() {
-  g_me = mailroom::this_pe().rank();
-  g_pes = mailroom::num_pes();
+/// Runs `body` under mpiexec, or on the simulated machine when MAILROOM_SIM is set (the `scale`
+/// tests run the same programs on hundreds of PEs that way).
+template <class F>
+int run_main(F&& body) {
+  if (auto m = mailroom::simulated_machine::from_environment())
+    return mailroom::simulate(*m, body);
+  return body();
 }
 
 /// Prints PASSED or FAILED on PE 0 with the failures of every PE; returns main's exit status.
@@ -33,7 +49,8 @@ inline int verdict(int failures) {
 #define EXPECT(cond, ...)                                                                     \
   do {                                                                                        \
     if (!(cond)) {                                                                            \
-      std::printf("rank %d: %s: check failed: %s: ", ::mailroom_test::g_me, __func__, #cond); \
+      std::printf("rank %d: %s: check failed: %s: ", int{::mailroom_test::g_me}, __func__,   \
+                  #cond);                                                                     \
       std::printf(__VA_ARGS__);                                                               \
       std::printf("\n");                                                                      \
       ++failures;                                                                             \

@@ -187,12 +187,13 @@ int aggregated_gather() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  mr::runtime rt(argc, argv);
-  mailroom_test::know_pes();
-  const int k = argc > 1 ? std::atoi(argv[1]) : 200;
-  int failures = 0;
-  failures += atomics_under_contention(k);
-  failures += puts_and_gets();
-  failures += aggregated_gather();
-  return mailroom_test::verdict(failures);
+  return mailroom_test::run_main([&] {
+    mr::runtime rt(argc, argv);
+    const int k = argc > 1 ? std::atoi(argv[1]) : 200;
+    int failures = 0;
+    failures += atomics_under_contention(k);
+    failures += puts_and_gets();
+    failures += aggregated_gather();
+    return mailroom_test::verdict(failures);
+  });
 }

@@ -44,8 +44,6 @@ std::vector<std::int64_t> one_cycle(std::int64_t n) {
 
 int main(int argc, char** argv) {
   mr::runtime rt(argc, argv);
-  g_me = mr::this_pe().rank();
-  g_pes = mr::num_pes();
   const std::int64_t hops = argc > 1 ? std::atoll(argv[1]) : 1000000;
   const std::int64_t n = 4096 * g_pes;
   const std::vector<std::int64_t> next = one_cycle(n);  // each PE reads only the entries it owns
@@ -89,7 +87,7 @@ int main(int argc, char** argv) {
          static_cast<std::size_t>(spread));
   MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (g_me == 0)
-    std::printf("pointer_chase: %d PEs, %lld dependent hops: %s\n", g_pes,
+    std::printf("pointer_chase: %d PEs, %lld dependent hops: %s\n", int{g_pes},
                 static_cast<long long>(hops), failures == 0 ? "PASSED" : "FAILED");
   return failures == 0 ? 0 : 1;
 }

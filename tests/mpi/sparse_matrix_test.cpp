@@ -649,8 +649,6 @@ int misuse(const std::string& what) {
 
 int main(int argc, char** argv) {
   mr::runtime rt(argc, argv);
-  g_me = mr::this_pe().rank();
-  g_pes = mr::num_pes();
   if (argc > 1) return misuse(argv[1]);
   struct named {
     const char* name;

@@ -20,11 +20,13 @@
 namespace mailroom::detail {
 
 /// One arrived buffer: items start after the header. In a delivery buffer (node routing) each
-/// item follows its origin PE (4 bytes); otherwise `source` sent them all.
+/// item follows its origin PE (4 bytes); otherwise `source` sent them all. `from` is the sender
+/// as the handlers see it: `source`, or over a team its rank there.
 struct arrival {
   std::byte* buf;
   int source;
   bool origins;
+  int from;
   [[nodiscard]] const buffer_header& header() const noexcept {
     return *reinterpret_cast<const buffer_header*>(buf);
   }
@@ -36,6 +38,13 @@ struct arrival {
 /// which must never block (the runtime pauses a mailbox whose successors are backlogged).
 extern bool g_may_spill;
 
+/// What a conveyor over a team is given: the team's routes (routes::members, which outlive the
+/// conveyor) and its id, the same on every member (exchange::k_team_conveyor | ...).
+struct team_lanes {
+  const routes* rt;
+  std::uint32_t id;
+};
+
 class conveyor_core {
  public:
   enum class stream { open, flushing, draining, ended };
@@ -45,7 +54,10 @@ class conveyor_core {
   /// `item_bytes` bytes. `signature` names the mailbox (detail/signature.hpp); every buffer
   /// carries it and arrivals are checked. Items and records go by the job's routing
   /// (MAILROOM_ROUTING).
-  conveyor_core(bool delta_records, std::uint32_t signature, std::size_t item_bytes);
+  /// Over a team (`team` not null), it is collective over the team's members, its lanes lead to
+  /// them by rank (push(r, ...) sends to member r) and arrivals' `from` is a rank there.
+  conveyor_core(bool delta_records, std::uint32_t signature, std::size_t item_bytes,
+                const team_lanes* team = nullptr);
   ~conveyor_core();
   conveyor_core(const conveyor_core&) = delete;
   conveyor_core& operator=(const conveyor_core&) = delete;
@@ -701,6 +713,7 @@ class conveyor_core {
 
   exchange& ex_;
   const routes& rt_;
+  bool over_team_;
   bool routed_;
   std::size_t item_bytes_;
   std::uint32_t id_;

@@ -67,12 +67,17 @@ class exchange final : public transport::channel_sink {
     bool in_slots = false;
     std::uint32_t node_credits = 0;
     std::uint32_t credits = 0;
+    std::size_t bytes = 0;  // of the budget
   };
   /// Takes a new conveyor's worst case: slots from the pool if they are left (every PE of a node
   /// decides alike), and its share of the budget with MAILROOM_CREDITS, or fewer when the budget
   /// left cannot hold them (detail/memory_plan.hpp). credits is 0, reserving nothing, when not
   /// even c = 1 fits.
   reservation reserve() noexcept;
+  /// A conveyor over a team's routes (routes::members): its lanes all take heap buffers with
+  /// MAILROOM_CREDITS credits each, so that every member agrees on them whatever else it has
+  /// reserved (credits is 0 if they do not fit).
+  reservation reserve_team(const mailbox_shape& s) noexcept;
   /// Gives back what reserve took.
   void release(const reservation& taken) noexcept;
   /// How a mailbox's lanes and links split between this node and others (every conveyor has the
@@ -84,7 +89,13 @@ class exchange final : public transport::channel_sink {
   /// Collective: gives the conveyor the next id and the buffers that arrived for it early
   /// (checking that they were meant for a mailbox of its signature).
   std::uint32_t attach(conveyor_core* c);
+  /// A conveyor over a team: `id` (k_team_conveyor | ..., agreed by its members) instead of the
+  /// next one; otherwise as attach.
+  void attach_team(conveyor_core* c, std::uint32_t id);
   void detach(std::uint32_t id) noexcept;
+  /// Ids at or above it name conveyors over teams (team_conveyor_id); below, the job's
+  /// conveyors in creation order.
+  static constexpr std::uint32_t k_team_conveyor = 1u << 28;
 
   /// A buffer of this PE's own (the pool).
   std::byte* acquire() noexcept;
@@ -302,6 +313,11 @@ class exchange final : public transport::channel_sink {
   std::size_t pool_bytes_ = 0, peak_pool_bytes_ = 0;
   long backlogged_ = 0;
   std::vector<conveyor_core*> conveyors_;  // indexed by id; null once detached
+  std::unordered_map<std::uint32_t, conveyor_core*> team_conveyors_;  // by id
+  [[nodiscard]] conveyor_core* team_conveyor(std::uint32_t id) const noexcept {
+    const auto it = team_conveyors_.find(id);
+    return it == team_conveyors_.end() ? nullptr : it->second;
+  }
   std::size_t first_live_ = 0;             // conveyors_ before it are all detached
   statistics ended_;                       // of the conveyors destroyed so far
   std::unordered_map<std::uint32_t, std::vector<std::pair<int, std::byte*>>> early_;

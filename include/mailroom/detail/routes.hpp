@@ -170,9 +170,19 @@ struct routes {
   /// PEs of other nodes this PE sends to or receives from directly.
   [[nodiscard]] int network_peers() const;
 
+  /// A team's conveyors (members()): per member, its PE and its rank in the team, by PE (a
+  /// binary search maps a sender back to its lane). Empty for the job's routes.
+  std::vector<std::pair<int, int>> member_rank;
+  /// The rank in the team of PE p, or -1 if p is not a member (a team's routes only).
+  [[nodiscard]] int rank_of(int p) const noexcept;
+
   /// Direct routing among the layout's PEs (lane p leads to PE p: the layout only tells nodes).
   static routes direct(int me, const node_layout& l);
   static routes direct(int me, int pes) { return direct(me, node_layout::blocked(pes, 1)); }
+  /// Direct routing among a team's members (PEs of the job, by rank; `me` among them): lane r
+  /// leads to member r, and only members send here. A team's lanes grow with its size, which
+  /// for the rows and columns of a grid is sqrt(P).
+  static routes members(int me, int pes, const std::vector<int>& members);
   /// Node routing. The link from node a to node b is owned by PE b mod size(a) of node a and
   /// lands on PE a mod size(b) of node b.
   static routes node(int me, const node_layout& l);

@@ -5,10 +5,12 @@
 #include "mailroom/detail/conveyor_core.hpp"
 #include "mailroom/future.hpp"
 #include "mailroom/pe.hpp"
+#include "mailroom/team.hpp"
 #include "mailroom/termination.hpp"
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <string_view>
 #include <vector>
 
@@ -19,7 +21,9 @@ class mailbox_base {
  public:
   /// With delta_records, the mailbox's conveyor takes delta-coded records (lambda messages);
   /// without, items of `item_bytes`. `signature`: the mailbox's (detail/signature.hpp).
-  mailbox_base(bool delta_records, std::uint32_t signature, std::size_t item_bytes);
+  /// Over a team, `team` gives its lanes (next_team_mailbox); null: over the job.
+  mailbox_base(bool delta_records, std::uint32_t signature, std::size_t item_bytes,
+               const team_lanes* team);
   virtual ~mailbox_base() = default;
   /// Runs the handler on every item of the front arrival, then releases it.
   virtual void process_front() = 0;
@@ -31,6 +35,13 @@ class mailbox_base {
 };
 
 class selector_core;
+
+/// Whether t is the whole job (selectors over it are the job's).
+[[nodiscard]] bool over_world(const team& t);
+/// The lanes of the next mailbox over team t, which its members construct in the same order.
+[[nodiscard]] team_lanes next_team_mailbox(const team& t);
+/// The team's group of the transport (for the termination of cycles among its members).
+[[nodiscard]] transport::group& group_of(const team& t);
 
 /// Something in flight that the progress engine completes: a non-blocking collective, say.
 class pending_op {
@@ -62,6 +73,9 @@ struct scheduler {
   /// its entry: two dependent loads; a per-PE struct holding `&sel`, or a closure taking
   /// `self`, avoids them).
   static std::vector<void*> owners;
+  /// The same for selectors over a team, by their id (their first mailbox's, >=
+  /// exchange::k_team_conveyor).
+  static std::unordered_map<std::uint64_t, void*> team_owners;
   static std::vector<std::vector<selector_core*>> finish_scopes;
   /// In flight, tested by every progress() outside handlers; in the order they started.
   static std::vector<std::shared_ptr<pending_op>> pending;
@@ -120,7 +134,9 @@ class handler_scope {
 /// dependency graph, wait().
 class selector_core {
  public:
-  selector_core(std::vector<mailbox_base*> boxes, const graph& g, std::string_view kind);
+  /// Over `t` when not null (its members construct it; a copy of the team is kept).
+  selector_core(std::vector<mailbox_base*> boxes, const graph& g, std::string_view kind,
+                const team* t = nullptr);
   ~selector_core();
   selector_core(const selector_core&) = delete;
   selector_core& operator=(const selector_core&) = delete;
@@ -143,7 +159,14 @@ class selector_core {
   [[nodiscard]] std::string describe() const;
 
   /// Records the typed selector that owns this core (for selector_ref).
-  void set_owner(void* owner) noexcept { scheduler::owners[id_] = owner; }
+  void set_owner(void* owner) {
+    if (over_team_)
+      scheduler::team_owners[id_] = owner;
+    else
+      scheduler::owners[id_] = owner;
+  }
+  /// Over a team: the number of its members (else of the job's PEs).
+  [[nodiscard]] int pes() const noexcept { return pes_; }
   /// MAILROOM_STATS=1: one line per mailbox (messages, bytes, buffers and their mean fill,
   /// credit waits, the busiest link), printed by this PE.
   void print_stats() const;
@@ -169,7 +192,9 @@ class selector_core {
   std::vector<component_state> components_;
   std::vector<bool> user_done_;
   std::size_t finished_count_ = 0;
+  bool over_team_ = false;
   std::uint32_t id_;
+  int pes_;
   std::string_view kind_;
   std::string waiting_name_;  // "wait() of selector #k", for the watchdog
   std::unique_ptr<promise<void>> finished_promise_;  // made by finished_future()
