@@ -3,13 +3,15 @@
 // component with cycles. See docs/design.md for the argument and the cost.
 #pragma once
 
-#include "mailroom/transport.hpp"
-
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <utility>
 #include <vector>
+
+namespace mailroom::transport {
+class collective_context;  // (src/transport/transport.hpp)
+}  // namespace mailroom::transport
 
 namespace mailroom {
 

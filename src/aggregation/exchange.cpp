@@ -8,6 +8,7 @@
 #include "mailroom/error.hpp"
 
 #include "common/pe_local.hpp"
+#include "transport/transport.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -74,6 +75,19 @@ void exchange::stop() {
   instance_ = nullptr;
 }
 
+struct exchange::sink final : transport::channel_sink {
+  explicit sink(exchange& e) noexcept : ex(e) {}
+  void sent(void* cookie) noexcept override { ex.sent(cookie); }
+  void received(int source, std::byte* data, std::size_t bytes) noexcept override {
+    ex.received(source, data, bytes);
+  }
+  std::byte* fresh_buffer() noexcept override { return ex.acquire(); }
+  void acknowledged(int source, const std::uint32_t* ids, std::size_t n) noexcept override {
+    ex.acknowledged(source, ids, n);
+  }
+  exchange& ex;
+};
+
 exchange::exchange(const config& cfg)
     : capacity_((cfg.buffer_bytes + 63) / 64 * 64),
       budget_(cfg.budget_bytes),
@@ -86,8 +100,9 @@ exchange::exchange(const config& cfg)
                  "MAILROOM_BUDGET_BYTES={} cannot hold the {} posted receives of {} bytes (raise "
                  "the budget or lower MAILROOM_BUFFER_BYTES)",
                  budget_, cfg.receives_posted, capacity_);
+  sink_ = std::make_unique<sink>(*this);
   channel_ = std::make_unique<transport::channel>(capacity_, static_cast<int>(cfg.receives_posted),
-                                                   *this);
+                                                   *sink_);
   start_routes(cfg);
   start_shared(cfg);
 }

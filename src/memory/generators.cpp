@@ -5,7 +5,7 @@
 #include "mailroom/generators.hpp"
 
 #include "mailroom/error.hpp"
-#include "mailroom/transport.hpp"
+#include "transport/transport.hpp"
 
 #include <algorithm>
 #include <climits>

@@ -3,7 +3,7 @@
 #include "mailroom/matrix_market.hpp"
 
 #include "mailroom/error.hpp"
-#include "mailroom/transport.hpp"
+#include "transport/transport.hpp"
 
 #include <fmt/format.h>
 

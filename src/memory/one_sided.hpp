@@ -3,7 +3,7 @@
 #pragma once
 
 #include "mailroom/detail/reduction.hpp"
-#include "mailroom/transport.hpp"
+#include "transport/transport.hpp"
 
 #include <memory>
 

@@ -3,7 +3,7 @@
 #include "mailroom/sparse_matrix.hpp"
 
 #include "mailroom/error.hpp"
-#include "mailroom/transport.hpp"
+#include "transport/transport.hpp"
 
 #include <algorithm>
 #include <climits>

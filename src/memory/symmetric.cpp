@@ -2,7 +2,7 @@
 // by a collective bump allocator that every PE runs in the same order.
 #include "mailroom/symmetric.hpp"
 
-#include "mailroom/transport.hpp"
+#include "transport/transport.hpp"
 
 #include <fmt/format.h>
 

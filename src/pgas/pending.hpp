@@ -4,7 +4,7 @@
 
 #include "mailroom/detail/scheduler.hpp"
 #include "mailroom/future.hpp"
-#include "mailroom/transport.hpp"
+#include "transport/transport.hpp"
 
 #include <memory>
 #include <string>

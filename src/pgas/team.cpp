@@ -3,7 +3,7 @@
 
 #include "mailroom/collectives.hpp"
 #include "mailroom/error.hpp"
-#include "mailroom/transport.hpp"
+#include "transport/transport.hpp"
 
 #include "common/pe_local.hpp"
 #include "pgas/team_state.hpp"

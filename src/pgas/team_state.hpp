@@ -4,7 +4,7 @@
 
 #include "mailroom/detail/routes.hpp"
 #include "mailroom/detail/scheduler.hpp"
-#include "mailroom/transport.hpp"
+#include "transport/transport.hpp"
 
 #include <cstdint>
 #include <memory>

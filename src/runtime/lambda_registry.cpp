@@ -2,7 +2,7 @@
 #include "mailroom/detail/lambda_registry.hpp"
 
 #include "mailroom/error.hpp"
-#include "mailroom/transport.hpp"
+#include "transport/transport.hpp"
 
 #include <algorithm>
 #include <cstring>

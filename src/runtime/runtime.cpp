@@ -5,7 +5,7 @@
 #include "mailroom/detail/lambda_registry.hpp"
 #include "mailroom/simulate.hpp"
 #include "mailroom/symmetric.hpp"
-#include "mailroom/transport.hpp"
+#include "transport/transport.hpp"
 
 #include "common/pe_local.hpp"
 

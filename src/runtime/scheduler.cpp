@@ -6,6 +6,7 @@
 #include "mailroom/future.hpp"
 
 #include "common/pe_local.hpp"
+#include "transport/transport.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -188,6 +189,9 @@ void scheduler::watch_idle() {
   while (transport::wtime() - now < grace) exchange::get().progress();
   MAILROOM_FAIL("watchdog: no progress for {:.0f} s; see the report above", now - last_activity);
 }
+
+credit_wait::credit_wait(conveyor_core& c) noexcept : c_(c), t0_(transport::wtime()) {}
+credit_wait::~credit_wait() { c_.add_credit_wait(transport::wtime() - t0_); }
 
 mailbox_base::mailbox_base(bool delta_records, std::uint32_t signature, std::size_t item_bytes,
                            const team_lanes* team)

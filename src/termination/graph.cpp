@@ -2,6 +2,8 @@
 #include "mailroom/error.hpp"
 #include "mailroom/termination.hpp"
 
+#include "transport/transport.hpp"
+
 #include <algorithm>
 #include <functional>
 

@@ -3,7 +3,7 @@
 // transport.hpp hold one of these; which one is chosen when they are constructed. Not installed.
 #pragma once
 
-#include "mailroom/transport.hpp"
+#include "transport/transport.hpp"
 
 #include <vector>
 

@@ -1,7 +1,7 @@
 // Point-to-point messages on one private communicator: aggregation buffers (receives kept
 // posted, any source) and acknowledgements (small, on a tag of their own), so that nothing else
 // in the program can match them.
-#include "mailroom/transport.hpp"
+#include "transport/transport.hpp"
 
 #include "transport/backend.hpp"
 #include "transport/mpi_check.hpp"

@@ -8,7 +8,7 @@
 // Open MPI 4.1 deadlocks when an MPI_Comm_idup overlaps another idup or collective on the same
 // communicator (seen here at 3 PEs: two of them never completed their idup; Open MPI issue 2025
 // describes the same and this cure).
-#include "mailroom/transport.hpp"
+#include "transport/transport.hpp"
 
 #include "transport/backend.hpp"
 #include "transport/mpi_check.hpp"

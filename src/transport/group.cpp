@@ -3,7 +3,7 @@
 // that collective.cpp starts on mailroom's communicator). MPI's built-in reductions where MPI
 // knows the type and the operation; otherwise one user-defined MPI_Op that finds the combining
 // function in an attribute of the element datatype, since MPI passes a user function no context.
-#include "mailroom/transport.hpp"
+#include "transport/transport.hpp"
 
 #include "common/pe_local.hpp"
 #include "transport/backend.hpp"

@@ -4,7 +4,7 @@
 #include <mpi.h>
 
 #include "mailroom/error.hpp"
-#include "mailroom/transport.hpp"
+#include "transport/transport.hpp"
 
 #include <memory>
 

@@ -2,7 +2,7 @@
 // that transport::test_all can test them all in one MPI_Testsome. Private to the transport.
 #pragma once
 
-#include "mailroom/transport.hpp"
+#include "transport/transport.hpp"
 #include "transport/mpi_check.hpp"
 
 #include <limits>

@@ -1,5 +1,5 @@
 // Memory shared by the PEs of one node, for the aggregation layer's buffers between them.
-#include "mailroom/transport.hpp"
+#include "transport/transport.hpp"
 
 #include "transport/backend.hpp"
 #include "transport/mpi_check.hpp"

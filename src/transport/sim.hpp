@@ -3,7 +3,7 @@
 // of a simulation's. Not installed.
 #pragma once
 
-#include "mailroom/transport.hpp"
+#include "transport/transport.hpp"
 
 #include <cstddef>
 #include <cstdint>

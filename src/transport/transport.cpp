@@ -1,5 +1,5 @@
 // MPI start-up, job-wide queries and the MPI error checker.
-#include "mailroom/transport.hpp"
+#include "transport/transport.hpp"
 
 #include "common/hooks.hpp"
 #include "common/pe_local.hpp"

@@ -1,6 +1,6 @@
 // The symmetric heap's MPI window (one-sided operations beyond the node), and the all-to-all
 // exchanges of the memory layer.
-#include "mailroom/transport.hpp"
+#include "transport/transport.hpp"
 
 #include "transport/backend.hpp"
 #include "transport/mpi_check.hpp"

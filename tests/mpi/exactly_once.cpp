@@ -4,7 +4,6 @@
 // handled once, on the PE it was sent to, with the right sender, intact; per-mailbox counts and
 // sums are checked against what the senders computed.
 #include <mailroom/mailroom.hpp>
-#include <mailroom/transport.hpp>
 
 #include <array>
 #include <cstdint>
@@ -54,7 +53,7 @@ struct tally {
     for (auto* v : {&count, &sum, &hash})
       for (auto& x : *v)  // (sums modulo 2^64 either way)
         x = static_cast<std::uint64_t>(
-            mr::transport::allreduce_sum(static_cast<std::int64_t>(x)));
+            mr::all_reduce(static_cast<std::int64_t>(x)));
   }
 };
 
@@ -222,7 +221,7 @@ int run(int argc, char** argv) {
   seen.allreduce();
   expected.allreduce();
   std::int64_t bad[4] = {wrong_pe, wrong_sender, wrong_hops, corrupt};
-  for (auto& b : bad) b = mr::transport::allreduce_sum(b);
+  for (auto& b : bad) b = mr::all_reduce(b);
   if (me == 0) {
     for (int b = 0; b < box_count; ++b) {
       if (seen.count[b] != expected.count[b] || seen.sum[b] != expected.sum[b] ||
@@ -253,7 +252,7 @@ int run(int argc, char** argv) {
     std::printf("exactly_once: %d PEs, %llu messages handled: %s\n", pes,
                 static_cast<unsigned long long>(total), failures == 0 ? "PASSED" : "FAILED");
   }
-  failures = static_cast<int>(mr::transport::allreduce_sum(failures));
+  failures = static_cast<int>(mr::all_reduce(std::int64_t{failures}));
   return failures == 0 ? 0 : 1;
 }
 

@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
     for (const auto& [name, run] : variants) {
       const std::int64_t got = run(l);
       // Every PE's answer must be right, not only PE 0's.
-      const std::int64_t wrong = mr::transport::allreduce_sum(std::int64_t{got != want});
+      const std::int64_t wrong = mr::all_reduce(std::int64_t{got != want});
       failures += wrong != 0;
       if (root)
         fmt::print("stars {} ({} nonzeros): {:<8} {} triangles, expected {}{}\n",

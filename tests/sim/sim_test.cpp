@@ -6,7 +6,7 @@
 //   throw       PE 2 throws: the run must stop naming the PE and the exception
 // Run with MAILROOM_SIM set (the tests set it).
 #include <mailroom/mailroom.hpp>
-#include <mailroom/transport.hpp>
+#include "transport/transport.hpp"  // (the simulator's own collectives, under test)
 
 #include <cstdint>
 #include <cstdio>

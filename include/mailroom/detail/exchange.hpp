@@ -7,7 +7,6 @@
 #include "mailroom/detail/memory_plan.hpp"
 #include "mailroom/detail/routes.hpp"
 #include "mailroom/statistics.hpp"
-#include "mailroom/transport.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -16,6 +15,11 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+namespace mailroom::transport {
+class channel;      // (src/transport/transport.hpp)
+class node_memory;
+}  // namespace mailroom::transport
 
 namespace mailroom::detail {
 
@@ -39,7 +43,7 @@ inline constexpr std::size_t k_end_bytes = k_header_bytes + 8;
 constexpr std::uint32_t link_flags(std::uint32_t cls) noexcept { return cls << 1; }
 constexpr std::uint32_t link_class_of(std::uint32_t flags) noexcept { return (flags >> 1) & 7u; }
 
-class exchange final : public transport::channel_sink {
+class exchange final {
  public:
   /// Creates the process's exchange (collective; called by the runtime after transport::init).
   static void start(const config& cfg);
@@ -220,10 +224,11 @@ class exchange final : public transport::channel_sink {
 
  private:
   explicit exchange(const config& cfg);
-  void sent(void* cookie) noexcept override;
-  void received(int source, std::byte* data, std::size_t bytes) noexcept override;
-  std::byte* fresh_buffer() noexcept override { return acquire(); }
-  void acknowledged(int source, const std::uint32_t* ids, std::size_t n) noexcept override;
+  // What the channel calls, through sink_ (a transport::channel_sink that forwards here).
+  struct sink;
+  void sent(void* cookie) noexcept;
+  void received(int source, std::byte* data, std::size_t bytes) noexcept;
+  void acknowledged(int source, const std::uint32_t* ids, std::size_t n) noexcept;
   void sleep_idle() const noexcept;
   /// Hands an arrival to its conveyor: data to its queue, an end of stream to its count.
   void deliver(conveyor_core& c, int source, std::byte* buf) noexcept;
@@ -323,6 +328,7 @@ class exchange final : public transport::channel_sink {
   std::unordered_map<std::uint32_t, std::vector<std::pair<int, std::byte*>>> early_;
   std::uint32_t next_id_ = 0;
   std::size_t live_ = 0;
+  std::unique_ptr<sink> sink_;  // (before the channel: it outlives it)
   std::unique_ptr<transport::channel> channel_;
 };
 

@@ -14,6 +14,11 @@
 #include <string_view>
 #include <vector>
 
+namespace mailroom::transport {
+class request;  // (src/transport/transport.hpp)
+class group;
+}  // namespace mailroom::transport
+
 namespace mailroom::detail {
 
 /// One mailbox of a selector, as the scheduler sees it.
@@ -110,8 +115,8 @@ struct scheduler {
 /// Times a send blocked on back-pressure into the conveyor's statistics.
 class credit_wait {
  public:
-  explicit credit_wait(conveyor_core& c) noexcept : c_(c), t0_(transport::wtime()) {}
-  ~credit_wait() { c_.add_credit_wait(transport::wtime() - t0_); }
+  explicit credit_wait(conveyor_core& c) noexcept;
+  ~credit_wait();
   credit_wait(const credit_wait&) = delete;
   credit_wait& operator=(const credit_wait&) = delete;
 

@@ -1,7 +1,8 @@
 // The distributed-engine boundary: everything mailroom needs from MPI, behind an interface that
 // does not include <mpi.h> (and that the simulated machine of mailroom/simulate.hpp provides
 // too). Point-to-point byte buffers with pre-posted receives, non-blocking collectives on
-// private communicators, and the job-wide basics (rank, size, node layout, abort).
+// private communicators, and the job-wide basics (rank, size, node layout, abort). Not
+// installed: the layers above name its classes in their headers only as declared, incomplete.
 #pragma once
 
 #include "mailroom/detail/reduction.hpp"
