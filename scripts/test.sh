@@ -34,10 +34,11 @@ export ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0
 export LSAN_OPTIONS=suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1
 # Of the simulated machine's tests, the simulator's own, the collectives', one-sided operations'
-# and team selectors', and the exactly-once test at 256 PEs with node and mesh routing (direct
-# routing and the link pool's variants run in the release build). pointer_chase and
-# randperm_uniform at 3 and 4 PEs are left out (on 2 cores, sanitized and oversubscribed, they
-# took 112-165 s each; 1-2 PEs cover the same paths), and so are the emulated hosts (run one at
-# a time, 200 s in all, through the same code as the MPI tests; the release build runs them).
+# and team selectors', exactly-once at 128 PEs with the automatic budget and at 256 PEs with
+# node and mesh routing (direct routing and the link pool's variants run in the release build).
+# pointer_chase and randperm_uniform at 3 and 4 PEs are left out (on 2 cores, sanitized and
+# oversubscribed, they took 112-165 s each; 1-2 PEs cover the same paths), and so are the
+# emulated hosts (run one at a time, 200 s in all, through the same code as the MPI tests; the
+# release build runs them).
 (cd build-san && ctest --output-on-failure -j 2 --timeout 900 -LE 'scale_full|scale_apps|cluster' \
   -E '^(pointer_chase|randperm_uniform)\.np[34]$|^sim\.exactly_once\.256x32\.(direct\.seed1|node\.link_credits1|mesh\.link_credits0)$')

@@ -64,7 +64,8 @@ class runtime {
 [[nodiscard]] pe this_pe() noexcept;
 /// The number of PEs in the job.
 [[nodiscard]] int num_pes() noexcept;
-/// The PE that sent the message whose handler is running (-1 outside handlers).
+/// The PE that sent the message whose handler is running (-1 outside handlers): a PE of the job,
+/// also in a handler of a selector over a team, whose `from` is a rank in the team.
 [[nodiscard]] inline pe sender() noexcept { return pe(detail::scheduler::current_source); }
 
 /// Lets pending handlers run from user code (a no-op for handlers, when called from one).

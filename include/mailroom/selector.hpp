@@ -89,7 +89,7 @@ class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
 
   void process_front() override {
     const arrival& a = conveyor.front();
-    scheduler::current_source = a.from;
+    scheduler::current_source = a.source;  // (sender(): the PE, over a team too)
     const pe from(a.from);
     const std::byte* end = a.end();
     // The handler is inlined into this batch loop: no indirect call per message. A small one
@@ -165,7 +165,7 @@ class mailbox_impl<lambdas, Sel> final : public mailbox_base {
       conveyor.pop_front();
       return;
     }
-    scheduler::current_source = a.from;
+    scheduler::current_source = a.source;  // (sender(): the PE, over a team too)
     const pe from(a.from);
     // Runs of same-type closures: one indirect call per run.
     for (const std::byte* p = a.begin(); p < end;) {

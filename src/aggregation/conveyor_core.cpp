@@ -64,8 +64,9 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
   const std::size_t left = ex_.budget_left();
   if (over_team_) {
     // Over a team: every lane from the heap with MAILROOM_CREDITS credits, or none at all (the
-    // members reserve alike whatever else each has).
-    const mailbox_shape s = shape_of(rt_, [&](int p) { return ex_.on_node(p); });
+    // members reserve alike whatever else each has). Lanes to other nodes too, with no link
+    // pool: all count as lanes within the node outside the shared pool.
+    const mailbox_shape s = shape_of(rt_, [](int) { return true; });
     taken_ = ex_.reserve_team(s);
     MAILROOM_CHECK(taken_.credits > 0,
                    "a mailbox over a team of {} PEs does not fit in MAILROOM_BUDGET_BYTES={}: it "

@@ -347,16 +347,9 @@ void exchange::release(const reservation& taken) noexcept {
 
 std::uint32_t exchange::attach(conveyor_core* c) {
   const std::uint32_t id = next_id_++;
+  MAILROOM_CHECK(id < k_team_conveyor, "more than {} mailboxes constructed", k_team_conveyor);
   conveyors_.push_back(c);
-  ++live_;
-  if (auto it = early_.find(id); it != early_.end()) {
-    for (auto& [src, buf] : it->second) {
-      const auto& h = *reinterpret_cast<const buffer_header*>(buf);
-      if (MAILROOM_UNLIKELY(h.signature != c->signature())) mismatch(src, h, *c);
-      deliver(*c, src, buf);
-    }
-    early_.erase(it);
-  }
+  take_early(id, *c);
   return id;
 }
 
@@ -364,15 +357,19 @@ void exchange::attach_team(conveyor_core* c, std::uint32_t id) {
   MAILROOM_ASSERT(id >= k_team_conveyor);
   const bool fresh = team_conveyors_.emplace(id, c).second;
   MAILROOM_CHECK(fresh, "mailbox #{:#x} over a team constructed twice", id);
+  take_early(id, *c);
+}
+
+void exchange::take_early(std::uint32_t id, conveyor_core& c) {
   ++live_;
-  if (auto it = early_.find(id); it != early_.end()) {
-    for (auto& [src, buf] : it->second) {
-      const auto& h = *reinterpret_cast<const buffer_header*>(buf);
-      if (MAILROOM_UNLIKELY(h.signature != c->signature())) mismatch(src, h, *c);
-      deliver(*c, src, buf);
-    }
-    early_.erase(it);
+  const auto it = early_.find(id);
+  if (it == early_.end()) return;
+  for (auto& [src, buf] : it->second) {
+    const auto& h = *reinterpret_cast<const buffer_header*>(buf);
+    if (MAILROOM_UNLIKELY(h.signature != c.signature())) mismatch(src, h, c);
+    deliver(c, src, buf);
   }
+  early_.erase(it);
 }
 
 void exchange::deliver(conveyor_core& c, int source, std::byte* buf) noexcept {

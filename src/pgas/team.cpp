@@ -44,7 +44,8 @@ team_lanes next_team_mailbox(const team& t) {
   team_state& s = t.state();
   MAILROOM_ASSERT(s.id != 0);
   MAILROOM_CHECK(s.mailboxes < (1u << team_state::k_mailbox_bits),
-                 "more than {} mailboxes over teams of id {}: split a new team for more",
+                 "the mailboxes over this team have used all {} numbers of its id ({}; each "
+                 "team has at least 65,536): split a new team for more",
                  1u << team_state::k_mailbox_bits, s.id);
   if (s.lanes == nullptr) {
     std::vector<int> members(static_cast<std::size_t>(s.group->size()));
@@ -75,15 +76,19 @@ team team::split(int colour, int key) const {
   // The new team's id: the lowest that none of its members holds (so the ids of the mailboxes
   // over it name them on every member, whatever other teams each belongs to).
   team out(std::make_shared<detail::team_state>(std::move(g), 0));
+  // (An id whose numbers are half used counts as held: a team always has 65,536 to itself.)
   detail::id_set used = detail::g_team_ids;
+  for (std::uint32_t i = 1; i < detail::team_state::k_ids; ++i)
+    if (detail::g_next_mailbox[i] >= 1u << (detail::team_state::k_mailbox_bits - 1))
+      used[i / 64] |= std::uint64_t{1} << (i % 64);
   all_reduce(std::span<std::uint64_t>(used), bit_or<>{}, out);
   std::uint32_t id = 0;
   for (std::size_t w = 0; w < used.size() && id == 0; ++w)
     if (~used[w] != 0)
       id = static_cast<std::uint32_t>(64 * w) + static_cast<std::uint32_t>(std::countr_one(used[w]));
-  MAILROOM_CHECK(id != 0, "team::split: a PE of the new team already belongs to {} teams (the "
-                 "most a PE may hold at once); let go of teams no longer needed",
-                 detail::team_state::k_ids - 1);
+  MAILROOM_CHECK(id != 0, "team::split: no team id is left: a PE of the new team holds {} teams "
+                 "(teams whose selectors used 65,536 mailboxes count for good); let go of teams "
+                 "no longer needed", detail::team_state::k_ids - 1);
   detail::g_team_ids[id / 64] |= std::uint64_t{1} << (id % 64);
   out.state_->id = id;
   out.state_->mailboxes = all_reduce(detail::g_next_mailbox[id], max<>{}, out);

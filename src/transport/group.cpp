@@ -72,7 +72,13 @@ class mpi_group final : public group {
   }
 
   std::unique_ptr<collective_context::impl> make_context() override {
-    return detail::make_mpi_context(control_ != MPI_COMM_NULL ? control_ : detail::comm());
+    // (The world group's selectors are the job's, whose contexts duplicate mailroom's
+    // communicator: collective_context().)
+    MAILROOM_CHECK(control_ != MPI_COMM_NULL, "a termination context over the world group");
+    // Tags go round below the bound MPI guarantees (32767); contexts live as long as their
+    // selectors, far fewer at once.
+    const int tag = 1 + static_cast<int>(contexts_++ % 32000);
+    return detail::make_tree_context(control_, tag);
   }
 
   std::unique_ptr<request> start_barrier() override {
@@ -134,6 +140,7 @@ class mpi_group final : public group {
  private:
   MPI_Comm comm_;
   MPI_Comm control_;
+  std::uint64_t contexts_ = 0;
 };
 }  // namespace
 

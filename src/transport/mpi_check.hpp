@@ -22,9 +22,9 @@ bool progress_active() noexcept;
 /// Advances the duplicates of comm() that collective_contexts asked for (one at a time, in
 /// order); true once none is left. Called from every channel poll.
 bool advance_duplicates();
-/// A collective_context among the members of `parent`, over a duplicate of it made the same way
-/// (collectives on `parent` itself must not overlap it: only duplicates may be asked of it).
-std::unique_ptr<collective_context::impl> make_mpi_context(MPI_Comm parent);
+/// A collective_context among the members of `comm`, in point-to-point messages of tag `tag`
+/// (which no other context on comm uses while it lives): a team's termination protocols.
+std::unique_ptr<collective_context::impl> make_tree_context(MPI_Comm comm, int tag);
 /// Completes every duplicate asked for before a collective starts on comm(), keeping mailroom
 /// moving meanwhile (see collective.cpp for why nothing may overlap a duplicate).
 void finish_duplicates();

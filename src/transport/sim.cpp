@@ -612,9 +612,11 @@ class sim_group final : public group {
   }
 
   std::unique_ptr<collective_context::impl> make_context() override {
-    // Keys of their own: below zero (the job's contexts count up from 1, groups' meetings are
-    // keyed by their ids), from the group's id and its members' count of contexts.
-    const std::int64_t key = -((id_ - k_program_world) << 24 | contexts_++) - 1;
+    // Keys of their own: far below zero (the job's contexts count up from 1, groups' meetings
+    // are keyed by their ids, the nodes' by -1 - node), from the group's id and its members'
+    // count of contexts. (Teams split from the world only: the world's selectors use the job's.)
+    MAILROOM_ASSERT(id_ != k_program_world);
+    const std::int64_t key = -(std::int64_t{1} << 62) - ((id_ - k_program_world) << 24 | contexts_++);
     return std::make_unique<sim_context>(key, size_, rank_);
   }
 

@@ -121,6 +121,82 @@ int cycle_in_team(const mr::team& t) {
   return failures;
 }
 
+// Cycles closed at once over a row, a column and the whole job (their termination protocols in
+// flight together, started in different orders on different PEs).
+int cycles_at_once() {
+  int failures = 0;
+  const auto grid = mr::split_grid(g_pes >= 4 ? 2 : 1);
+  constexpr std::int64_t k_hops = 15;
+  std::int64_t handled[3] = {0, 0, 0};
+  const auto ring = [&](const mr::team* t, std::int64_t& count) {
+    const int n = t != nullptr ? t->size() : int{g_pes};
+    const int me = t != nullptr ? t->rank() : int{g_me};
+    return mr::mailbox<std::int64_t>([&count, n, me](std::int64_t left, mr::pe, auto& self) {
+      ++count;
+      if (left > 0) self.template send<0>(mr::pe((me + 1) % n), left - 1);
+    });
+  };
+  mr::selector row{grid.row, mr::graph{{0, 0}}, ring(&grid.row, handled[0])};
+  mr::selector column{grid.column, mr::graph{{0, 0}}, ring(&grid.column, handled[1])};
+  mr::selector job{mr::graph{{0, 0}}, ring(nullptr, handled[2])};
+  row.send<0>(mr::pe(0), k_hops);
+  column.send<0>(mr::pe(0), k_hops);
+  job.send<0>(mr::pe(0), k_hops);
+  // Done in a different order on odd and even PEs.
+  if (g_me % 2 == 0) {
+    row.done<0>();
+    column.done<0>();
+    job.done<0>();
+  } else {
+    job.done<0>();
+    column.done<0>();
+    row.done<0>();
+  }
+  mr::when_all(row.finished_future(), column.finished_future(), job.finished_future()).get();
+  const std::int64_t rows = mr::all_reduce(handled[0], mr::plus<>{}, grid.row);
+  const std::int64_t columns = mr::all_reduce(handled[1], mr::plus<>{}, grid.column);
+  const std::int64_t all = mr::all_reduce(handled[2]);
+  EXPECT(rows == grid.row.size() * (k_hops + 1), "row ring: %lld", static_cast<long long>(rows));
+  EXPECT(columns == grid.column.size() * (k_hops + 1), "column ring: %lld",
+         static_cast<long long>(columns));
+  EXPECT(all == g_pes * (k_hops + 1), "job ring: %lld", static_cast<long long>(all));
+  return failures;
+}
+
+// References to a selector over a team, captured by lambda messages, reach it on the member that
+// runs them; a job selector's reference made after team selectors reaches the job's.
+int references() {
+  int failures = 0;
+  const auto grid = mr::split_grid(g_pes >= 2 ? 2 : 1);
+  auto got = mr::symmetric_array<std::int64_t>(2);
+  got[0] = got[1] = 0;
+  mr::barrier();
+  {
+    mr::selector row{grid.row, mr::lambdas{}, mr::lambdas{}};
+    const auto ref = row.ref();
+    const int n = grid.row.size(), me = grid.row.rank();
+    for (int r = 0; r < n; ++r)
+      row.send<0>(mr::pe(r), [=] {
+        // Forwarded through the reference to mailbox 1 of the next member.
+        ref->template send<1>(mr::pe((me + 1) % n), [=] { got[0] += 1; });
+      });
+    row.done<0>();
+    row.wait();
+  }
+  mr::selector job{mr::lambdas{}, mr::lambdas{}};
+  const auto job_ref = job.ref();
+  const int next = (int{g_me} + 1) % g_pes;
+  job.send<0>(mr::this_pe(), [=] {
+    job_ref->template send<1>(mr::pe(next), [=] { got[1] += 1; });
+  });
+  job.done<0>();
+  job.wait();
+  EXPECT(got[0] == grid.row.size(), "row: %lld forwarded, want %d", static_cast<long long>(got[0]),
+         grid.row.size());
+  EXPECT(got[1] == 1, "job: %lld", static_cast<long long>(got[1]));
+  return failures;
+}
+
 // The even PEs run a selector over their team between two selectors of the whole job: the job's
 // mailboxes keep the same ids on every PE, so the second one's messages reach it on all.
 int team_beside_world() {
@@ -167,7 +243,9 @@ int main(int argc, char** argv) {
     failures += grid_phases();
     failures += rows_and_columns_at_once();
     failures += cycle_in_team(mr::split_grid(g_pes >= 2 ? 2 : 1).row);
-    failures += team_beside_world();
+    failures += cycles_at_once();
+  failures += references();
+  failures += team_beside_world();
     failures += teams_again_and_again();
     return mailroom_test::verdict(failures);
   });

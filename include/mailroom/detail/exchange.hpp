@@ -78,9 +78,10 @@ class exchange final {
   /// left cannot hold them (detail/memory_plan.hpp). credits is 0, reserving nothing, when not
   /// even c = 1 fits.
   reservation reserve() noexcept;
-  /// A conveyor over a team's routes (routes::members): its lanes all take heap buffers with
-  /// MAILROOM_CREDITS credits each, so that every member agrees on them whatever else it has
-  /// reserved (credits is 0 if they do not fit).
+  /// A conveyor over a team's routes (routes::members), of shape `s` (every lane counted as one
+  /// within the node outside the pool): its lanes all take heap buffers with MAILROOM_CREDITS
+  /// credits each, so that every member agrees on them whatever else it has reserved (credits
+  /// is 0 if they do not fit).
   reservation reserve_team(const mailbox_shape& s) noexcept;
   /// Gives back what reserve took.
   void release(const reservation& taken) noexcept;
@@ -230,6 +231,8 @@ class exchange final {
   void received(int source, std::byte* data, std::size_t bytes) noexcept;
   void acknowledged(int source, const std::uint32_t* ids, std::size_t n) noexcept;
   void sleep_idle() const noexcept;
+  /// Counts a conveyor just attached as live and hands it the buffers that came for it early.
+  void take_early(std::uint32_t id, conveyor_core& c);
   /// Hands an arrival to its conveyor: data to its queue, an end of stream to its count.
   void deliver(conveyor_core& c, int source, std::byte* buf) noexcept;
   [[noreturn]] void mismatch(int source, const buffer_header& h, const conveyor_core& c) const;

@@ -6,9 +6,10 @@ namespace mr = mailroom;
 
 int main(int argc, char** argv) {
   mr::runtime rt(argc, argv);
-  const mr::team all = mr::team::world().split(0);
-  mr::actor<int> a(all, [](int) {});
-  a.send(mr::pe(all.size()), 1);
+  // Teams of one PE each: rank 1 is out of range there, though PE 1 exists at 2 PEs.
+  const mr::team alone = mr::team::world().split(mr::this_pe().rank());
+  mr::actor<int> a(alone, [](int) {});
+  a.send(mr::pe(1), 1);
   a.done();
   a.wait();
   return 0;  // not reached
