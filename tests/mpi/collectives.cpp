@@ -69,7 +69,7 @@ int reductions() {
          "uint32 sum");
   EXPECT(mr::all_reduce(0.5 * g_me) == dsum, "double sum");
   // A user function with state: the lambda's capture takes part.
-  const std::int64_t scale = 3;
+  const std::int64_t scale = 3 + 0 * int{g_me};  // (not a constant: the capture is needed)
   EXPECT(mr::all_reduce(mine, [scale](std::int64_t a, std::int64_t b) { return a + b * 0 +
                                                                               scale * 0 + b; }) ==
              sum,
