@@ -433,18 +433,18 @@ class selector_ref {
   Sel* operator->() const noexcept { return get(); }
   Sel& operator*() const noexcept { return *get(); }
   [[nodiscard]] Sel* get() const noexcept {
-    if (MAILROOM_UNLIKELY(id_ >= detail::exchange::k_team_conveyor)) return over_team();
-    void* owner = detail::scheduler::owners[static_cast<std::size_t>(id_)];
+    // The job's table or the teams', chosen without a branch: a call or a jump here slowed the
+    // lambda variant of randperm, which goes through a reference per message, by 15-20%.
+    using detail::scheduler;
+    const bool team = id_ >= detail::exchange::k_team_conveyor;
+    void* const* table = team ? scheduler::team_owners.data() : scheduler::owners.data();
+    const std::size_t i = team ? scheduler::team_slot(id_) : static_cast<std::size_t>(id_);
+    void* owner = table[i];
     MAILROOM_ASSERT(owner != nullptr);
     return static_cast<Sel*>(owner);
   }
 
  private:
-  [[gnu::noinline]] Sel* over_team() const noexcept {
-    const auto it = detail::scheduler::team_owners.find(id_);
-    MAILROOM_ASSERT(it != detail::scheduler::team_owners.end() && it->second != nullptr);
-    return static_cast<Sel*>(it->second);
-  }
   // A full word, not 32 bits: a closure capturing it is then built from 8-byte stores only,
   // which the lambda send path reads back as 8-byte words without a store-forwarding stall.
   std::uint64_t id_;

@@ -18,7 +18,7 @@ std::uint8_t scheduler::sending_from = scheduler::k_from_user;
 int scheduler::current_source = -1;
 std::vector<selector_core*> scheduler::live;
 std::vector<void*> scheduler::owners;
-std::unordered_map<std::uint64_t, void*> scheduler::team_owners;
+std::vector<void*> scheduler::team_owners;
 std::vector<std::vector<selector_core*>> scheduler::finish_scopes;
 std::vector<std::shared_ptr<pending_op>> scheduler::pending;
 bool scheduler::completing = false;
@@ -223,10 +223,19 @@ selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
                                : std::make_unique<transport::collective_context>();
   for (std::size_t m = 0; m < boxes_.size(); ++m)
     if (plan_.entry[m]) boxes_[m]->accepts |= scheduler::k_from_user;
-  if (over_team_)
-    scheduler::team_owners.emplace(id_, nullptr);
-  else
+  if (over_team_) {
+    const std::size_t slot = scheduler::team_slot(id_);
+    if (slot >= scheduler::team_owners.size())
+      scheduler::team_owners.resize((slot / scheduler::k_team_slots + 1) * scheduler::k_team_slots,
+                                    nullptr);
+    MAILROOM_CHECK(scheduler::team_owners[slot] == nullptr,
+                   "a selector over a team while {} mailboxes over that team were constructed "
+                   "since one that is still alive: at most {} apart (destroy selectors sooner)",
+                   scheduler::k_team_slots, scheduler::k_team_slots);
+    scheduler::team_owners[slot] = this;  // (held until set_owner)
+  } else {
     scheduler::owners.push_back(nullptr);
+  }
   scheduler::live.push_back(this);
   if (!scheduler::finish_scopes.empty()) scheduler::finish_scopes.back().push_back(this);
 }
@@ -238,10 +247,8 @@ selector_core::~selector_core() {
       if (plan_.entry[m] && !user_done_[m]) done(static_cast<int>(m));
     wait();
   }
-  if (over_team_)
-    scheduler::team_owners.erase(id_);
-  else
-    scheduler::owners[id_] = nullptr;
+  (over_team_ ? scheduler::team_owners[scheduler::team_slot(id_)] : scheduler::owners[id_]) =
+      nullptr;
   std::erase(scheduler::live, this);
   for (auto& scope : scheduler::finish_scopes) std::erase(scope, this);
 }

@@ -10,7 +10,6 @@
 
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <string_view>
 #include <vector>
 
@@ -78,9 +77,14 @@ struct scheduler {
   /// its entry: two dependent loads; a per-PE struct holding `&sel`, or a closure taking
   /// `self`, avoids them).
   static std::vector<void*> owners;
-  /// The same for selectors over a team, by their id (their first mailbox's, >=
-  /// exchange::k_team_conveyor).
-  static std::unordered_map<std::uint64_t, void*> team_owners;
+  /// The same for selectors over a team, at team_slot(id) (their id is their first mailbox's, >=
+  /// exchange::k_team_conveyor): a slot per team id and first mailbox number modulo
+  /// k_team_slots, so that the members agree on it (grown on demand, by team id).
+  static std::vector<void*> team_owners;
+  static constexpr std::size_t k_team_slots = 256;
+  [[nodiscard]] static constexpr std::size_t team_slot(std::uint64_t id) noexcept {
+    return (id >> 17 & 2047u) * k_team_slots + (id & (k_team_slots - 1));
+  }
   static std::vector<std::vector<selector_core*>> finish_scopes;
   /// In flight, tested by every progress() outside handlers; in the order they started.
   static std::vector<std::shared_ptr<pending_op>> pending;
@@ -165,10 +169,8 @@ class selector_core {
 
   /// Records the typed selector that owns this core (for selector_ref).
   void set_owner(void* owner) {
-    if (over_team_)
-      scheduler::team_owners[id_] = owner;
-    else
-      scheduler::owners[id_] = owner;
+    (over_team_ ? scheduler::team_owners[scheduler::team_slot(id_)] : scheduler::owners[id_]) =
+        owner;
   }
   /// Over a team: the number of its members (else of the job's PEs).
   [[nodiscard]] int pes() const noexcept { return pes_; }
