@@ -51,9 +51,7 @@ struct tally {
   }
   void allreduce() {
     for (auto* v : {&count, &sum, &hash})
-      for (auto& x : *v)  // (sums modulo 2^64 either way)
-        x = static_cast<std::uint64_t>(
-            mr::all_reduce(static_cast<std::int64_t>(x)));
+      for (auto& x : *v) x = mr::all_reduce(x);  // (unsigned: sums modulo 2^64)
   }
 };
 
