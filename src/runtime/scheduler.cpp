@@ -229,8 +229,9 @@ selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
       scheduler::team_owners.resize((slot / scheduler::k_team_slots + 1) * scheduler::k_team_slots,
                                     nullptr);
     MAILROOM_CHECK(scheduler::team_owners[slot] == nullptr,
-                   "a selector over a team while {} mailboxes over that team were constructed "
-                   "since one that is still alive: at most {} apart (destroy selectors sooner)",
+                   "a selector over a team whose first mailbox is a multiple of {} mailboxes after "
+                   "that of one over the same team still alive: selectors alive together over a "
+                   "team must lie within {} mailboxes of each other (destroy selectors sooner)",
                    scheduler::k_team_slots, scheduler::k_team_slots);
     scheduler::team_owners[slot] = this;  // (held until set_owner)
   } else {
