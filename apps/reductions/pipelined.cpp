@@ -8,6 +8,7 @@ namespace mailroom::apps::reductions {
 void pipelined(const problem& pb, std::span<std::int64_t> sum) {
   std::vector<std::int64_t> y(pb.x.size());
   std::vector<future<void>> parts;
+  parts.reserve(static_cast<std::size_t>(pb.partitions));
   std::int64_t completed = 0;
   for (std::int64_t k = 0; k < pb.partitions; ++k) {
     const std::size_t b = pb.begin(k), e = pb.begin(k + 1);

@@ -141,6 +141,13 @@ reduction reduction_of(const Op& op) {
   return reduction{elem_type_of<T>(), kind_of<T, Op>(), sizeof(T), &combine<T, Op>, &op};
 }
 
+// An operation with no state (mailroom's and std's, a lambda that captures nothing): one object
+// of it for the whole program stands in for the caller's, so a reduction in flight keeps none.
+template <class Op>
+constexpr bool stateless = std::is_empty_v<Op> && std::is_default_constructible_v<Op>;
+template <class Op>
+inline const Op stateless_op{};
+
 template <class T>
 constexpr void check_value() {
   static_assert(std::is_trivially_copyable_v<T>,
@@ -210,10 +217,16 @@ template <class T, class Op = plus<>>
   detail::check_value<T>();
   MAILROOM_CHECK(in.size() == out.size(), "all_reduce: {} elements in, room for {} out",
                  in.size(), out.size());
-  auto keep = std::make_shared<Op>(std::move(op));
-  return detail::start_all_reduce(t, in.data(), out.data(), in.size(),
-                                  detail::reduction_of<T>(*keep), false)
-      .then([keep] {});
+  if constexpr (detail::stateless<Op>) {
+    // (Nothing to keep alive: the reduction applies a copy that lives for ever.)
+    return detail::start_all_reduce(t, in.data(), out.data(), in.size(),
+                                    detail::reduction_of<T>(detail::stateless_op<Op>), false);
+  } else {
+    auto keep = std::make_shared<Op>(std::move(op));
+    return detail::start_all_reduce(t, in.data(), out.data(), in.size(),
+                                    detail::reduction_of<T>(*keep), false)
+        .then([keep] {});
+  }
 }
 template <class T, class Op = plus<>>
 void all_reduce(std::span<const T> in, std::span<T> out, Op op = {},

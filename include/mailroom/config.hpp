@@ -45,6 +45,10 @@ namespace mailroom {
     "1: the PEs of a node map each other's symmetric heaps, and one-sided operations between "   \
     "them are loads, stores and hardware atomics; 0: private heaps, every one-sided operation "  \
     "to another PE through MPI")                                                                 \
+  X(node_reduce_bytes, "MAILROOM_NODE_REDUCE_BYTES", bytes, 1u << 20,                            \
+    "shared memory per member of a team whose PEs share one node (the job's own team too) for "  \
+    "its all_reduce calls: those of at most a quarter of this go through it, without MPI; 0: "  \
+    "every all_reduce through MPI")                                                             \
   X(idle_sleep_ns, "MAILROOM_IDLE_SLEEP_NS", count, 0,                                          \
     "after 64 progress calls in a row find nothing to do, sleep this long, at most 1 s; 0: "    \
     "spin. Unset: 0, or 1000 on a node with more PEs than cores")                               \

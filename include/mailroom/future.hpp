@@ -4,6 +4,8 @@
 // is there, from the progress engine or at once if it already is.
 #pragma once
 
+#include "mailroom/detail/callback.hpp"
+#include "mailroom/detail/small_pool.hpp"
 #include "mailroom/error.hpp"
 
 #include <cstddef>
@@ -23,9 +25,14 @@ template <class T = void>
 class promise;
 
 namespace detail {
+template <class T>
+struct future_state;
 /// Runs fn once f is ready (at once if it is).
 template <class T>
-void notify(const future<T>& f, std::function<void()> fn);
+void notify(const future<T>& f, callback fn);
+/// A future of `state` (which the caller sets: detail::track keeps it inside its operation).
+template <class T>
+future<T> future_of(std::shared_ptr<future_state<T>> state);
 /// Runs the progress engine until ready(state) (refused inside a handler, and before the
 /// runtime exists unless already ready). `what` names the wait for the watchdog and errors.
 void wait_until(bool (*ready)(const void*), const void* state, const char* what);
@@ -41,7 +48,10 @@ template <class T>
 struct future_state {
   using stored = std::conditional_t<std::is_void_v<T>, bool, T>;
   std::optional<stored> value;
-  std::vector<std::function<void()>> continuations;
+  // The continuations to run, in order: the first on its own (most futures have one at most,
+  // and a list would cost an allocation more each).
+  callback first;
+  std::vector<callback> more;
 
   [[nodiscard]] bool ready() const noexcept { return value.has_value(); }
   template <class... V>
@@ -52,18 +62,28 @@ struct future_state {
     else
       value.emplace(std::forward<V>(v)...);
     // A continuation may add continuations to this state (then() on a ready future runs at
-    // once), so take the list first.
-    auto run = std::move(continuations);
-    continuations.clear();
-    for (auto& f : run) f();
+    // once), so take them first.
+    if (!first) return;
+    auto run = std::move(first);
+    auto rest = std::move(more);
+    more.clear();
+    run();
+    for (auto& f : rest) f();
   }
-  void on_ready(std::function<void()> f) {
+  void on_ready(callback f) {
     if (ready())
       f();
+    else if (!first)
+      first = std::move(f);
     else
-      continuations.push_back(std::move(f));
+      more.push_back(std::move(f));
   }
 };
+
+template <class T>
+std::shared_ptr<future_state<T>> new_state() {
+  return std::allocate_shared<future_state<T>>(pool_allocator<future_state<T>>());
+}
 
 // The future type a continuation's result makes: future<R>, or R itself when R is a future
 // (then() unwraps, so that chaining asynchronous steps gives one future, not a future of one).
@@ -106,7 +126,7 @@ void forward_value(const future_state<T>& s, const P& p) {
 template <class T>
 class promise {
  public:
-  promise() : state_(std::make_shared<detail::future_state<T>>()) {}
+  promise() : state_(detail::new_state<T>()) {}
 
   /// A future of this promise's value (any number of them; they share it).
   [[nodiscard]] future<T> get_future() const { return future<T>(state_); }
@@ -141,7 +161,7 @@ class future {
   using value_type = T;
 
   /// A future that is never ready (default-constructed; mostly a placeholder).
-  future() : state_(std::make_shared<detail::future_state<T>>()) {}
+  future() : state_(detail::new_state<T>()) {}
 
   /// True once the value is there. Does not run the progress engine.
   [[nodiscard]] bool ready() const noexcept { return state_->ready(); }
@@ -196,14 +216,20 @@ class future {
   template <class>
   friend class promise;
   template <class U>
-  friend void detail::notify(const future<U>& f, std::function<void()> fn);
+  friend void detail::notify(const future<U>& f, detail::callback fn);
+  template <class U>
+  friend future<U> detail::future_of(std::shared_ptr<detail::future_state<U>> state);
   explicit future(std::shared_ptr<detail::future_state<T>> s) : state_(std::move(s)) {}
   std::shared_ptr<detail::future_state<T>> state_;
 };
 
 template <class T>
-void detail::notify(const future<T>& f, std::function<void()> fn) {
+void detail::notify(const future<T>& f, callback fn) {
   f.state_->on_ready(std::move(fn));
+}
+template <class T>
+future<T> detail::future_of(std::shared_ptr<future_state<T>> state) {
+  return future<T>(std::move(state));
 }
 
 /// A future whose value is already there.
@@ -260,28 +286,35 @@ template <class T>
 [[nodiscard]] auto when_all(const std::vector<future<T>>& fs) {
   using out = std::conditional_t<std::is_void_v<T>, void, std::vector<T>>;
   promise<out> p;
-  // One copy of the list, shared by the continuations (a copy each would cost n^2).
+  // What the continuations share (one copy: a copy each would cost n^2), each holding one
+  // reference. The futures themselves only for their values (of void: none kept).
   struct shared {
+    promise<out> p;
     std::vector<future<T>> fs;
     std::size_t left;
-  };
-  auto all = std::make_shared<shared>(shared{fs, fs.size()});
-  const auto finish = [p](const std::vector<future<T>>& done) {
-    if constexpr (std::is_void_v<T>) {
-      p.set_value();
-    } else {
-      std::vector<T> values;
-      values.reserve(done.size());
-      for (const auto& f : done) values.push_back(f.get());
-      p.set_value(std::move(values));
+    void finish() const {
+      if constexpr (std::is_void_v<T>) {
+        p.set_value();
+      } else {
+        std::vector<T> values;
+        values.reserve(fs.size());
+        for (const auto& f : fs) values.push_back(f.get());
+        p.set_value(std::move(values));
+      }
     }
   };
-  if (fs.empty()) finish(fs);
+  future<out> result = p.get_future();
+  if (fs.empty()) {
+    shared{p, {}, 0}.finish();
+    return result;
+  }
+  auto all = std::make_shared<shared>(shared{p, {}, fs.size()});
+  if constexpr (!std::is_void_v<T>) all->fs = fs;
   for (const auto& f : fs)
-    detail::notify(f, [all, finish] {
-      if (--all->left == 0) finish(all->fs);
+    detail::notify(f, [all] {
+      if (--all->left == 0) all->finish();
     });
-  return p.get_future();
+  return result;
 }
 
 }  // namespace mailroom

@@ -8,7 +8,6 @@
 #include "pgas/pending.hpp"
 #include "pgas/team_state.hpp"
 
-#include <fmt/format.h>
 
 #include <limits>
 #include <numeric>
@@ -35,8 +34,8 @@ future<void> launch(const team& t, const char* what, bool wait, Start start) {
       while (!req->test()) scheduler::progress_waiting(what);
     return make_ready_future();
   }
-  return track(std::move(req), what,
-               fmt::format("over {} PEs (collective #{} started here)", g.size(), serial));
+  return track(std::move(req), {what, "over {} PEs (collective #{} started here)",
+                                static_cast<std::uint64_t>(g.size()), serial});
 }
 }  // namespace
 

@@ -8,33 +8,35 @@ namespace mailroom::detail {
 namespace {
 class request_op final : public pending_op {
  public:
-  request_op(std::unique_ptr<transport::request> req, const char* what, std::string detail)
-      : req_(std::move(req)), what_(what), detail_(std::move(detail)) {}
+  request_op(std::unique_ptr<transport::request> req, const op_label& label)
+      : req_(std::move(req)), label_(label) {}
   bool test() override { return req_->test(); }
   transport::request* transport_request() noexcept override { return req_.get(); }
   void complete() override {
     req_.reset();
-    done_.set_value();
+    state_.set();
   }
   [[nodiscard]] std::string describe() const override {
-    return fmt::format("{} {}", what_, detail_);
+    return fmt::format("{} {}", label_.what,
+                       fmt::format(fmt::runtime(label_.detail), label_.a, label_.b));
   }
-  [[nodiscard]] future<void> get_future() const { return done_.get_future(); }
+  // The future's state is this operation's (one allocation for both): the future keeps it.
+  static future<void> get_future(const std::shared_ptr<request_op>& op) {
+    return future_of(std::shared_ptr<future_state<void>>(op, &op->state_));
+  }
 
  private:
   std::unique_ptr<transport::request> req_;
-  promise<void> done_;
-  const char* what_;
-  std::string detail_;
+  future_state<void> state_;
+  op_label label_;
 };
 }  // namespace
 
 // Not tested when started: each test is a pass of MPI's progress engine over everything in
 // flight, so testing at each start would cost the square of what is in flight.
-future<void> track(std::unique_ptr<transport::request> req, const char* what,
-                   std::string detail) {
-  auto op = std::make_shared<request_op>(std::move(req), what, std::move(detail));
-  future<void> f = op->get_future();
+future<void> track(std::unique_ptr<transport::request> req, const op_label& label) {
+  auto op = std::allocate_shared<request_op>(pool_allocator<request_op>(), std::move(req), label);
+  future<void> f = request_op::get_future(op);
   scheduler::pending.push_back(std::move(op));
   return f;
 }

@@ -11,8 +11,16 @@
 
 namespace mailroom::detail {
 
-/// Hands `req` to the progress engine; the future is ready once it has completed. `what` (a
-/// literal) and `detail` describe it in the watchdog's report.
-future<void> track(std::unique_ptr<transport::request> req, const char* what, std::string detail);
+/// What the watchdog's report says of an operation in flight: `what`, then `detail` formatted
+/// with a and b (say "of {} bytes from PE {}"); both literals, formatted only for a report (a
+/// collective or a transfer may start a million times a second).
+struct op_label {
+  const char* what;
+  const char* detail;
+  std::uint64_t a = 0, b = 0;
+};
+
+/// Hands `req` to the progress engine; the future is ready once it has completed.
+future<void> track(std::unique_ptr<transport::request> req, const op_label& label);
 
 }  // namespace mailroom::detail

@@ -59,6 +59,7 @@ void start(int* argc, char*** argv, communicator comm) {
       transport::layout().node_size > cores)
     cfg.idle_sleep_ns = k_oversubscribed_idle_sleep_ns;
   detail::set_current_config(cfg);
+  transport::group::world().reduce_within_node(cfg.node_reduce_bytes);
   if (cfg.verbose > 0 && transport::rank() == 0) {
     std::fprintf(stderr, "mailroom: %d PEs on %d node(s), %s\nmailroom configuration:\n%s",
                  transport::size(), transport::layout().nodes,

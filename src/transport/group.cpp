@@ -9,6 +9,7 @@
 #include "transport/backend.hpp"
 #include "transport/mpi_check.hpp"
 #include "transport/mpi_request.hpp"
+#include "transport/node_reduce.hpp"
 #include "transport/sim.hpp"
 
 #include <limits>
@@ -47,6 +48,7 @@ class mpi_group final : public group {
     members_ = std::move(members);
   }
   ~mpi_group() override {
+    node_.reset();  // (first: it completes reductions still in flight)
     MPI_Comm_free(&comm_);
     if (control_ != MPI_COMM_NULL) MPI_Comm_free(&control_);
   }
@@ -68,7 +70,14 @@ class mpi_group final : public group {
     MAILROOM_MPI(MPI_Allgather(&me, 1, MPI_INT, world.data(), 1, MPI_INT, out));
     MPI_Comm control = MPI_COMM_NULL;
     MAILROOM_MPI(MPI_Comm_dup(out, &control));
-    return std::make_unique<mpi_group>(out, std::move(world), control);
+    auto g = std::make_unique<mpi_group>(out, std::move(world), control);
+    g->reduce_within_node(node_bytes_);
+    return g;
+  }
+
+  void reduce_within_node(std::size_t bytes) override {
+    node_bytes_ = bytes;
+    node_ = detail::node_reducer::make(comm_, bytes);
   }
 
   std::unique_ptr<collective_context::impl> make_context() override {
@@ -88,6 +97,8 @@ class mpi_group final : public group {
   }
   std::unique_ptr<request> start_allreduce(const void* in, void* out, std::size_t count,
                                            const reduction& red) override {
+    if (node_ != nullptr && node_->takes(count * red.elem_bytes))
+      return node_->start(in, out, count, red);
     auto r = std::make_unique<mpi_request>();
     const auto [t, op] = r->reduce_with(red);
     MAILROOM_MPI(MPI_Iallreduce(in, out, as_int(count, "all_reduce"), t, op, comm_, &r->req));
@@ -140,6 +151,8 @@ class mpi_group final : public group {
  private:
   MPI_Comm comm_;
   MPI_Comm control_;
+  std::size_t node_bytes_ = 0;
+  std::unique_ptr<detail::node_reducer> node_;  // null: every all_reduce through MPI
   std::uint64_t contexts_ = 0;
 };
 }  // namespace
@@ -150,21 +163,30 @@ void test_all(std::span<request* const> reqs, std::vector<char>& done) {
     for (std::size_t i = 0; i < reqs.size(); ++i) done[i] = reqs[i]->test() ? 1 : 0;
     return;
   }
-  // Under MPI every request is an mpi_request: MPI_Testsome over their handles.
+  // MPI_Testsome over the MPI requests' handles; the others (reductions within a node, which
+  // test only memory) one by one, in order.
   thread_local std::vector<MPI_Request> handles;
   thread_local std::vector<int> indices;
-  handles.resize(reqs.size());
-  indices.resize(reqs.size());
-  for (std::size_t i = 0; i < reqs.size(); ++i)
-    handles[i] = static_cast<mpi_request*>(reqs[i])->req;
+  thread_local std::vector<std::size_t> of;
+  handles.clear();
+  of.clear();
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    if (reqs[i]->mpi()) {
+      handles.push_back(static_cast<mpi_request*>(reqs[i])->req);
+      of.push_back(i);
+    } else {
+      done[i] = reqs[i]->test() ? 1 : 0;
+    }
+  }
+  if (handles.empty()) return;
+  indices.resize(handles.size());
   int n = 0;
   MAILROOM_MPI(MPI_Testsome(static_cast<int>(handles.size()), handles.data(), &n, indices.data(),
                             MPI_STATUSES_IGNORE));
-  if (n == MPI_UNDEFINED) n = 0;  // (all of them were already complete)
-  for (std::size_t i = 0; i < reqs.size(); ++i) {
-    auto* r = static_cast<mpi_request*>(reqs[i]);
-    r->req = handles[i];  // MPI_REQUEST_NULL once complete
-    if (r->req == MPI_REQUEST_NULL) done[i] = r->test() ? 1 : 0;  // (frees its datatype)
+  for (std::size_t k = 0; k < of.size(); ++k) {
+    auto* r = static_cast<mpi_request*>(reqs[of[k]]);
+    r->req = handles[k];  // MPI_REQUEST_NULL once complete
+    if (r->req == MPI_REQUEST_NULL) done[of[k]] = r->test() ? 1 : 0;  // (frees its datatype)
   }
 }
 

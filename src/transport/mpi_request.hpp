@@ -69,6 +69,7 @@ class mpi_request final : public request {
   }
   mpi_request(const mpi_request&) = delete;
   mpi_request& operator=(const mpi_request&) = delete;
+  [[nodiscard]] bool mpi() const noexcept override { return true; }
   bool test() override {
     if (req == MPI_REQUEST_NULL) return true;
     int flag = 0;

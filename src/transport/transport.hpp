@@ -6,6 +6,7 @@
 #pragma once
 
 #include "mailroom/detail/reduction.hpp"
+#include "mailroom/detail/small_pool.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -81,12 +82,22 @@ void alltoallv(const void* send, const int* send_counts, const int* send_displs,
 class request {
  public:
   virtual ~request() = default;
+  // From small_pool: a PE may have hundreds in flight (sized delete: the virtual destructor
+  // passes the whole object's size).
+  static void* operator new(std::size_t bytes) {
+    return mailroom::detail::small_pool::allocate(bytes);
+  }
+  static void operator delete(void* p, std::size_t bytes) noexcept {
+    mailroom::detail::small_pool::deallocate(p, bytes);
+  }
   virtual bool test() = 0;
   /// Waits for it where the engine can do better than the caller's progress loop: on the
   /// simulated machine the PE sleeps while mailroom needs nothing of it (as in the transport's
   /// own collectives), so waiting PEs cost no turns. Returns false (having done nothing) where
   /// it cannot: the caller then polls test() with its progress engine running.
   virtual bool wait_idle(const char* /*what*/) { return false; }
+  /// An MPI request: test_all tests these together, in one MPI call.
+  [[nodiscard]] virtual bool mpi() const noexcept { return false; }
 };
 /// Tests every request of `reqs` at once (one pass of MPI's progress engine, not one per
 /// request: hundreds may be in flight) and sets done[i] for each that has completed.
@@ -248,6 +259,10 @@ class group {
   /// members that give the same colour form a new group, ranked by key, then by rank here.
   /// Returns null for a negative colour (the PE joins no group).
   virtual std::unique_ptr<group> split(int colour, int key) = 0;
+  /// Collective over the group, blocking: from now on its all_reduce calls of at most a quarter
+  /// of `bytes` run through `bytes` of memory per member shared within the node, when every
+  /// member is on this one (MAILROOM_NODE_REDUCE_BYTES; 0: never). Split groups inherit it.
+  virtual void reduce_within_node(std::size_t /*bytes*/) {}
   [[nodiscard]] int rank() const noexcept { return rank_; }
   [[nodiscard]] int size() const noexcept { return size_; }
   /// The world rank of member r (identity for the world group).

@@ -1,8 +1,9 @@
 // The public collectives, futures and teams, checked exactly against values every PE can compute
 // by itself: reductions of every kind (MPI's own and a user function that does not commute),
 // element-wise, broadcast, gather, all_gather, exclusive_scan, all_to_all(_v), 8 non-blocking
-// all_reduces in flight beside actor traffic, futures chained with then and when_all, a
-// selector's termination as a future, and collectives over the rows and columns of a grid.
+// all_reduces in flight beside actor traffic, 200 in flight of many sizes, futures chained with
+// then and when_all, a selector's termination as a future, and collectives over the rows and
+// columns of a grid.
 // Written against mailroom's API only, so that it runs on the simulated machine too.
 #include <mailroom/mailroom.hpp>
 
@@ -190,6 +191,61 @@ int in_flight_with_actor_traffic() {
   return failures;
 }
 
+// 200 non-blocking all_reduces in flight at once, of 0 to 300 elements, sums and the composition
+// that does not commute, some waited for midway, each checked exactly. Within a node they pass
+// through the shared ring (the test runs also with a ring of 4 KiB, which they fill and wrap,
+// the larger going through MPI meanwhile; and with none).
+int many_in_flight() {
+  int failures = 0;
+  constexpr int k_reductions = 200;
+  const auto size_of = [](int r) { return static_cast<std::size_t>((r * 37) % 301); };
+  const auto sum_elem = [](int p, int r, std::size_t i) {
+    return value_of(p, r + static_cast<int>(i));
+  };
+  const auto map_elem = [](int p, int r, std::size_t i) {
+    return affine{2 * static_cast<std::uint64_t>(p) + 3 + 2 * i,
+                  static_cast<std::uint64_t>(value_of(p, r + static_cast<int>(i)))};
+  };
+  const auto composed = [](int r) { return r % 5 == 0; };
+  std::vector<std::vector<std::int64_t>> in(k_reductions), out(k_reductions);
+  std::vector<std::vector<affine>> ain(k_reductions), aout(k_reductions);
+  std::vector<mr::future<void>> done;
+  for (int r = 0; r < k_reductions; ++r) {
+    const auto k = static_cast<std::size_t>(r);
+    const std::size_t n = size_of(r);
+    if (composed(r)) {
+      for (std::size_t i = 0; i < n; ++i) ain[k].push_back(map_elem(g_me, r, i));
+      aout[k].assign(n, affine{0, 0});
+      done.push_back(mr::all_reduce_async(std::span<const affine>(ain[k]),
+                                          std::span<affine>(aout[k]), compose{}));
+    } else {
+      for (std::size_t i = 0; i < n; ++i) in[k].push_back(sum_elem(g_me, r, i));
+      out[k].assign(n, -1);
+      done.push_back(mr::all_reduce_async(std::span<const std::int64_t>(in[k]),
+                                          std::span<std::int64_t>(out[k])));
+    }
+    if (r % 50 == 49) done[k - 40].wait();  // (the others stay in flight)
+  }
+  mr::when_all(done).wait();
+  int wrong = 0;
+  for (int r = 0; r < k_reductions; ++r) {
+    const auto k = static_cast<std::size_t>(r);
+    for (std::size_t i = 0; i < size_of(r); ++i) {
+      if (composed(r)) {
+        affine want{1, 0};
+        for (int p = 0; p < g_pes; ++p) want = compose{}(want, map_elem(p, r, i));
+        wrong += aout[k][i].a != want.a || aout[k][i].b != want.b;
+      } else {
+        std::int64_t want = 0;
+        for (int p = 0; p < g_pes; ++p) want += sum_elem(p, r, i);
+        wrong += out[k][i] != want;
+      }
+    }
+  }
+  EXPECT(wrong == 0, "%d elements of %d reductions in flight together", wrong, k_reductions);
+  return failures;
+}
+
 int futures_chain() {
   int failures = 0;
   mr::promise<int> p;
@@ -254,6 +310,7 @@ int main(int argc, char** argv) {
     failures += reductions();
     failures += data_movement();
     failures += in_flight_with_actor_traffic();
+    failures += many_in_flight();
     failures += futures_chain();
     failures += grid_teams();
     return mailroom_test::verdict(failures);
