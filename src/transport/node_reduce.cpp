@@ -74,14 +74,22 @@ bool shm_holds(std::size_t bytes) {
 }
 
 std::uint64_t g_segments = 0;  // segments this process has created (their names)
+std::uint64_t g_in_flight = 0;  // reductions started and not finished, over every group
 }  // namespace
+
+std::uint64_t node_reductions_in_flight() noexcept { return g_in_flight; }
 
 std::unique_ptr<node_reducer> node_reducer::make(MPI_Comm comm, std::size_t ring_bytes) {
   int rank = 0, size = 1;
   MAILROOM_MPI(MPI_Comm_rank(comm, &rank));
   MAILROOM_MPI(MPI_Comm_size(comm, &size));
-  // (The same answer on every member: the job's environment, the group's size.)
-  if (size == 1 || ring_bytes == 0) return nullptr;
+  if (size == 1) return nullptr;
+  // Every member must place reductions alike: the smallest setting (one member's environment
+  // may differ).
+  std::uint64_t mine = ring_bytes, least = 0;
+  MAILROOM_MPI(MPI_Allreduce(&mine, &least, 1, MPI_UINT64_T, MPI_MIN, comm));
+  ring_bytes = static_cast<std::size_t>(least);
+  if (ring_bytes == 0) return nullptr;
   MPI_Comm node = MPI_COMM_NULL;
   MAILROOM_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   int node_size = 0;
@@ -99,7 +107,10 @@ std::unique_ptr<node_reducer> node_reducer::make(MPI_Comm comm, std::size_t ring
   if (rank == 0 && shm_holds(total)) {
     const std::string n = fmt::format("/mailroom-reduce-{:x}-{}", getpid(), g_segments++);
     fd = shm_open(n.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
-    if (fd >= 0 && ftruncate(fd, static_cast<off_t>(total)) != 0) {
+    // Pages reserved now: one that tmpfs could not provide later would kill the process that
+    // first stores to it (SIGBUS).
+    if (fd >= 0 && (ftruncate(fd, static_cast<off_t>(total)) != 0 ||
+                    posix_fallocate(fd, 0, static_cast<off_t>(total)) != 0)) {
       close(fd);
       shm_unlink(n.c_str());
       fd = -1;
@@ -146,11 +157,13 @@ std::unique_ptr<request> node_reducer::start(const void* in, void* out, std::siz
                                              const reduction& r) {
   auto e = std::make_unique<entry>(*this, in, out, count, r, started_++);
   queue_.push_back(e.get());
-  // Copied at once when the ring has room (the input may change once the caller's future is
-  // ready, not before; copying now spares a pass later). Nothing is read of the others here:
-  // each read of a line another PE has written since is a transfer between cores, and a PE that
-  // starts many reductions in a row needs none of theirs yet.
-  if (posted_ + 1 == started_) try_post(*e);
+  ++g_in_flight;
+  // Copied and shown to the others at once when the ring has room (the input may change once
+  // the caller's future is ready, not before), so that they can finish it even while this PE
+  // waits in MPI (a blocking collective of mailroom's, say) rather than in mailroom. Nothing is
+  // read of the others here: each read of a line another PE has written since is a transfer
+  // between cores, and a PE that starts many reductions in a row needs none of theirs yet.
+  if (posted_ + 1 == started_ && try_post(*e)) publish();
   return e;
 }
 
@@ -207,8 +220,6 @@ bool node_reducer::try_post(entry& e) {
   alloc_ = round_up(a + len, k_line);
   ++posted_;
   e.posted_ = true;
-  // Shown to the others by the next advance (the progress engine), or every k_publish.
-  if (posted_ - published_ >= k_publish) publish();
   return true;
 }
 
@@ -221,6 +232,7 @@ void node_reducer::finish(entry& e) {
       e.red_.combine(ring(r) + e.offset_, e.out_, e.count_, e.red_.ctx);
   }
   e.done_ = true;
+  --g_in_flight;
 }
 
 }  // namespace mailroom::transport::detail

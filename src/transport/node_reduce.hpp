@@ -18,6 +18,11 @@
 
 namespace mailroom::transport::detail {
 
+/// Node reductions started on this PE and not finished yet, over every group: while there are
+/// any, mailroom's blocking waits keep its progress engine running (a post held back for room
+/// in the ring moves only there).
+std::uint64_t node_reductions_in_flight() noexcept;
+
 class node_reducer {
  public:
   /// Collective over `comm`, blocking: a reducer when every member shares this node and
@@ -61,8 +66,6 @@ class node_reducer {
   void advance();
   // Makes the posts so far visible to the others.
   void publish() noexcept;
-  // Posts in a row after which the others see them even before the next advance.
-  static constexpr std::uint64_t k_publish = 16;
   bool try_post(entry& e);
   void finish(entry& e);
 

@@ -106,6 +106,9 @@ struct fiber {
   int exit_code = 0;
   const char* waiting = nullptr;  // the simulator's own wait (collectives)
   std::uint64_t world_seq = 0, node_seq = 0, contexts = 0, channels = 0;
+  // The program's collectives started here whose result this PE has not computed yet: until it
+  // has, the other members cannot leave the meeting, so a wait here must keep testing them.
+  int to_compute = 0;
   std::unordered_map<int, link_state> links;  // by destination
   void* fake_stack = nullptr;  // AddressSanitizer's, while switched out
 };
@@ -468,6 +471,7 @@ class sim_request final : public request {
               std::shared_ptr<const void> keep = nullptr)
       : key_(key), compute_(std::move(compute)), keep_(std::move(keep)) {
     g_ = &arrive(key_, expected, member, in);
+    ++me().to_compute;
   }
   ~sim_request() override {
     while (!test()) wait_step("a collective (destroyed while in flight)", false);
@@ -480,6 +484,7 @@ class sim_request final : public request {
     if (compute_) {
       compute_(g_->in);
       compute_ = nullptr;
+      --me().to_compute;
       ++g_->computed;
       eng().activity();
       if (g_->computed == g_->expected) wake(*g_);
@@ -945,6 +950,10 @@ bool parse_u64(std::string_view s, std::uint64_t& out) {
 }
 
 }  // namespace
+
+bool computing_collectives() noexcept {
+  return g_engine != nullptr && g_engine->current != nullptr && me().to_compute > 0;
+}
 
 // ---- the job-wide calls ------------------------------------------------------------------------
 void describe_pe(int& rank, int& size, node_layout& layout) noexcept {

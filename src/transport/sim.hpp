@@ -56,12 +56,16 @@ std::unique_ptr<heap_window::impl> make_heap_window(std::byte* base, std::size_t
 std::byte* heap_start(std::size_t bytes);
 /// Maps the calling PE's heap at the common address (after each switch to it).
 void heap_map() noexcept;
+/// Whether the calling PE has started a collective of the program's whose result it has not
+/// computed yet (the other members wait for it: its waits must keep testing).
+bool computing_collectives() noexcept;
 
 // Implemented in transport.cpp (where the progress hooks live).
 /// One step of a wait in a collective: the runtime's progress engine if mailroom is active on
 /// this PE (it yields when it polls), else a plain yield.
 void wait_step(const char* what, bool progress);
-/// Whether mailroom is active on the calling PE (progress_hooks::active).
+/// Whether mailroom is active on the calling PE (progress_hooks::active), or it has collectives
+/// to compute (computing_collectives).
 bool runtime_active() noexcept;
 /// The wait the calling PE's runtime reports (progress_hooks::waiting_in), or null.
 const char* runtime_wait() noexcept;

@@ -5,6 +5,7 @@
 #include "common/pe_local.hpp"
 #include "transport/backend.hpp"
 #include "transport/mpi_check.hpp"
+#include "transport/node_reduce.hpp"
 #include "transport/sim.hpp"
 
 #include <algorithm>
@@ -61,7 +62,9 @@ void note_poll(bool any) noexcept {
 }
 
 namespace sim {
-bool runtime_active() noexcept { return g_hooks.active != nullptr && g_hooks.active(); }
+bool runtime_active() noexcept {
+  return computing_collectives() || (g_hooks.active != nullptr && g_hooks.active());
+}
 void wait_step(const char* what, bool progress) {
   if (progress && runtime_active() && g_hooks.progress != nullptr)
     g_hooks.progress(what);
@@ -77,7 +80,9 @@ namespace detail {
 MPI_Comm comm() noexcept { return g_comm; }
 MPI_Comm node_comm() noexcept { return g_node_comm; }
 
-bool progress_active() noexcept { return g_hooks.active != nullptr && g_hooks.active(); }
+bool progress_active() noexcept {
+  return node_reductions_in_flight() > 0 || (g_hooks.active != nullptr && g_hooks.active());
+}
 
 void finish_duplicates() {
   while (!advance_duplicates())

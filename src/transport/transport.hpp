@@ -90,6 +90,13 @@ class request {
   static void operator delete(void* p, std::size_t bytes) noexcept {
     mailroom::detail::small_pool::deallocate(p, bytes);
   }
+  // (An over-aligned request, should one appear, bypasses the pool.)
+  static void* operator new(std::size_t bytes, std::align_val_t a) {
+    return ::operator new(bytes, a);
+  }
+  static void operator delete(void* p, std::size_t /*bytes*/, std::align_val_t a) noexcept {
+    ::operator delete(p, a);
+  }
   virtual bool test() = 0;
   /// Waits for it where the engine can do better than the caller's progress loop: on the
   /// simulated machine the PE sleeps while mailroom needs nothing of it (as in the transport's

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -246,6 +247,42 @@ int many_in_flight() {
   return failures;
 }
 
+// Reductions in flight while the members reach a blocking call of mailroom's in different orders:
+// even members wait for them and then split a team, odd members split first. A member blocked in
+// the split must keep its reductions moving (through the 4 KiB ring most wait for room), or the
+// others never finish theirs and never reach the split.
+int waits_in_other_orders() {
+  int failures = 0;
+  constexpr int k_reductions = 64;
+  std::vector<std::vector<std::int64_t>> in(k_reductions), out(k_reductions);
+  std::vector<mr::future<void>> done;
+  for (int r = 0; r < k_reductions; ++r) {
+    const auto k = static_cast<std::size_t>(r);
+    in[k].assign(100, value_of(g_me, r));
+    out[k].assign(100, -1);
+    done.push_back(mr::all_reduce_async(std::span<const std::int64_t>(in[k]),
+                                        std::span<std::int64_t>(out[k])));
+  }
+  auto all = mr::when_all(done);
+  std::optional<mr::team> halves;
+  if (g_me % 2 == 0) {
+    all.wait();
+    halves = mr::team::world().split(g_me % 2);
+  } else {
+    halves = mr::team::world().split(g_me % 2);
+    all.wait();
+  }
+  int wrong = 0;
+  for (int r = 0; r < k_reductions; ++r) {
+    std::int64_t want = 0;
+    for (int p = 0; p < g_pes; ++p) want += value_of(p, r);
+    for (const std::int64_t v : out[static_cast<std::size_t>(r)]) wrong += v != want;
+  }
+  EXPECT(wrong == 0, "%d elements wrong", wrong);
+  EXPECT(halves->size() == (g_pes + 1 - g_me % 2) / 2, "team of %d", halves->size());
+  return failures;
+}
+
 int futures_chain() {
   int failures = 0;
   mr::promise<int> p;
@@ -311,6 +348,7 @@ int main(int argc, char** argv) {
     failures += data_movement();
     failures += in_flight_with_actor_traffic();
     failures += many_in_flight();
+    failures += waits_in_other_orders();
     failures += futures_chain();
     failures += grid_teams();
     return mailroom_test::verdict(failures);

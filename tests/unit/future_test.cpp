@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -116,6 +117,23 @@ TEST(Future, WhenAllOfMixedTypesGivesATupleOfTheValues) {
   b.set_value();
   ASSERT_TRUE(all.ready());
   EXPECT_EQ(all.get(), std::make_tuple(3, 1.5));
+}
+
+// A value type aligned beyond what operator new gives: its state must still be aligned.
+struct alignas(64) wide {
+  double v[8];
+};
+
+TEST(Future, OverAlignedValuesAreStoredAligned) {
+  std::vector<promise<wide>> ps(16);
+  int misaligned = 0;
+  std::vector<future<void>> seen;
+  for (auto& p : ps)
+    seen.push_back(p.get_future().then([&misaligned](const wide& w) {
+      misaligned += reinterpret_cast<std::uintptr_t>(&w) % alignof(wide) != 0;
+    }));
+  for (auto& p : ps) p.set_value(wide{});
+  EXPECT_EQ(misaligned, 0);
 }
 
 }  // namespace

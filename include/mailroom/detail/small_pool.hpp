@@ -28,18 +28,21 @@ class small_pool {
   static constexpr std::size_t k_classes = 16;   ///< so blocks up to 256 bytes are kept
   static constexpr std::uint32_t k_keep = 4096;  ///< free blocks kept per size and thread
 
+  /// A block of `bytes`, aligned for any type of at most __STDCPP_DEFAULT_NEW_ALIGNMENT__
+  /// (16 on x86-64; over-aligned types take ::operator new with their alignment instead).
   static void* allocate(std::size_t bytes) {
     const std::size_t c = size_class(bytes);
-    if (c < k_classes && !gone()) {
+    if (c >= k_classes) return ::operator new(bytes);
+    if (!gone()) {
       lists& l = mine();
       if (node* n = l.head[c]) {
         l.head[c] = n->next;
         --l.count[c];
         return n;
       }
-      return ::operator new((c + 1) * k_granule);
     }
-    return ::operator new(bytes);
+    // (The whole class's size even without lists: another thread may keep the block.)
+    return ::operator new((c + 1) * k_granule);
   }
   static void deallocate(void* p, std::size_t bytes) noexcept {
     const std::size_t c = size_class(bytes);
@@ -102,8 +105,18 @@ struct pool_allocator {
   pool_allocator() noexcept = default;
   template <class U>
   pool_allocator(const pool_allocator<U>&) noexcept {}  // NOLINT(google-explicit-constructor)
-  T* allocate(std::size_t n) { return static_cast<T*>(small_pool::allocate(n * sizeof(T))); }
-  void deallocate(T* p, std::size_t n) noexcept { small_pool::deallocate(p, n * sizeof(T)); }
+  T* allocate(std::size_t n) {
+    if constexpr (alignof(T) > __STDCPP_DEFAULT_NEW_ALIGNMENT__)
+      return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{alignof(T)}));
+    else
+      return static_cast<T*>(small_pool::allocate(n * sizeof(T)));
+  }
+  void deallocate(T* p, std::size_t n) noexcept {
+    if constexpr (alignof(T) > __STDCPP_DEFAULT_NEW_ALIGNMENT__)
+      ::operator delete(p, std::align_val_t{alignof(T)});
+    else
+      small_pool::deallocate(p, n * sizeof(T));
+  }
   template <class U>
   bool operator==(const pool_allocator<U>&) const noexcept {
     return true;
