@@ -576,6 +576,7 @@ constexpr std::int64_t k_program_world = std::int64_t{1} << 40;
 void fold(const std::vector<const void*>& all, int from, int to, void* out, std::size_t count,
           const mailroom::detail::reduction& r) {
   const std::size_t bytes = count * r.elem_bytes;
+  if (bytes == 0) return;  // (the buffers of an empty reduction may be null)
   std::memcpy(out, all[static_cast<std::size_t>(to - 1)], bytes);
   for (int p = to - 2; p >= from; --p) r.combine(all[static_cast<std::size_t>(p)], out, count, r.ctx);
 }
