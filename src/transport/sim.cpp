@@ -92,6 +92,8 @@ struct link_state {
   double last = 0;  // the latest arrival on it (no overtaking)
 };
 
+struct meeting;
+
 struct fiber {
   int pe = 0;
   ucontext_t ctx{};
@@ -106,9 +108,10 @@ struct fiber {
   int exit_code = 0;
   const char* waiting = nullptr;  // the simulator's own wait (collectives)
   std::uint64_t world_seq = 0, node_seq = 0, contexts = 0, channels = 0;
-  // The program's collectives started here whose result this PE has not computed yet: until it
-  // has, the other members cannot leave the meeting, so a wait here must keep testing them.
-  int to_compute = 0;
+  // The meetings of the program's collectives started here whose result this PE has not
+  // computed yet: once all members have arrived, the others cannot leave before it computes,
+  // so a wait here must keep testing rather than sleep.
+  std::vector<meeting*> to_compute;
   std::unordered_map<int, link_state> links;  // by destination
   void* fake_stack = nullptr;  // AddressSanitizer's, while switched out
 };
@@ -119,6 +122,9 @@ struct meeting {
   std::vector<const void*> in;  // each member's arguments
   double last_arrival = 0;
   std::vector<fiber*> sleepers;  // members that wait without polling (nothing to progress)
+  // Members whose non-blocking request is on this meeting: once all have arrived, those asleep
+  // in another meeting are woken to compute their result (the others wait for it).
+  std::vector<fiber*> holders;
 };
 using meeting_key = std::pair<std::int64_t, std::uint64_t>;  // (group, sequence)
 
@@ -296,6 +302,7 @@ std::int64_t node_group(int node) { return -1 - static_cast<std::int64_t>(node);
 void wake(meeting& g) {
   engine& e = eng();
   for (fiber* f : g.sleepers) {
+    if (!f->asleep) continue;  // (woken already, as a holder of another meeting)
     f->asleep = false;
     f->clock = std::max(f->clock, g.last_arrival);
     e.ready.emplace(f->clock, e.rng(), f->pe);
@@ -328,7 +335,15 @@ meeting& arrive(meeting_key key, int expected, int member, const void* in) {
   ++g.arrived;
   g.last_arrival = std::max(g.last_arrival, me().clock);
   e.activity();
-  if (g.arrived == g.expected) wake(g);
+  if (g.arrived == g.expected) {
+    wake(g);
+    for (fiber* f : g.holders)
+      if (f->asleep) {
+        f->asleep = false;
+        f->clock = std::max(f->clock, g.last_arrival);
+        e.ready.emplace(f->clock, e.rng(), f->pe);
+      }
+  }
   return g;
 }
 
@@ -471,7 +486,8 @@ class sim_request final : public request {
               std::shared_ptr<const void> keep = nullptr)
       : key_(key), compute_(std::move(compute)), keep_(std::move(keep)) {
     g_ = &arrive(key_, expected, member, in);
-    ++me().to_compute;
+    me().to_compute.push_back(g_);
+    g_->holders.push_back(&me());
   }
   ~sim_request() override {
     while (!test()) wait_step("a collective (destroyed while in flight)", false);
@@ -484,7 +500,9 @@ class sim_request final : public request {
     if (compute_) {
       compute_(g_->in);
       compute_ = nullptr;
-      --me().to_compute;
+      auto& mine = me().to_compute;
+      *std::find(mine.begin(), mine.end(), g_) = mine.back();
+      mine.pop_back();
       ++g_->computed;
       eng().activity();
       if (g_->computed == g_->expected) wake(*g_);
@@ -953,7 +971,10 @@ bool parse_u64(std::string_view s, std::uint64_t& out) {
 }  // namespace
 
 bool computing_collectives() noexcept {
-  return g_engine != nullptr && g_engine->current != nullptr && me().to_compute > 0;
+  if (g_engine == nullptr || g_engine->current == nullptr) return false;
+  const auto& mine = me().to_compute;
+  return std::any_of(mine.begin(), mine.end(),
+                     [](const meeting* g) { return g->arrived == g->expected; });
 }
 
 // ---- the job-wide calls ------------------------------------------------------------------------

@@ -56,8 +56,8 @@ std::unique_ptr<heap_window::impl> make_heap_window(std::byte* base, std::size_t
 std::byte* heap_start(std::size_t bytes);
 /// Maps the calling PE's heap at the common address (after each switch to it).
 void heap_map() noexcept;
-/// Whether the calling PE has started a collective of the program's whose result it has not
-/// computed yet (the other members wait for it: its waits must keep testing).
+/// Whether the calling PE has a collective of the program's whose members have all arrived and
+/// whose result it has not computed yet (the others wait for it: its waits must keep testing).
 bool computing_collectives() noexcept;
 
 // Implemented in transport.cpp (where the progress hooks live).
