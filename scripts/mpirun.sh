@@ -6,5 +6,10 @@ flags=()
 if mpirun --version 2>&1 | grep -q "Open MPI"; then
   flags+=(--oversubscribe)
   [ "$(id -u)" -ne 0 ] || flags+=(--allow-run-as-root)
+  # Several workers per PE (MAILROOM_WORKERS, or mailroom-bench --workers): Open MPI binds each
+  # process to one core at 2 processes or fewer, where the workers would take turns.
+  workers=${MAILROOM_WORKERS:-1}
+  for a in "$@"; do case "$a" in --workers|--workers=*) workers=2 ;; esac; done
+  [ "$workers" -le 1 ] || flags+=(--bind-to none)
 fi
 exec mpirun "${flags[@]}" "$@"

@@ -26,4 +26,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
-cmake --build "$build_dir" -j "$(nproc)"
+# MAILROOM_TARGETS="a b": build only those targets (the ThreadSanitizer stage of the tests).
+# shellcheck disable=SC2086
+cmake --build "$build_dir" -j "$(nproc)" ${MAILROOM_TARGETS:+--target $MAILROOM_TARGETS}

@@ -2,8 +2,9 @@
 # The test suite: set up, build, and run every test (unit, MPI at 1-16 PEs, negative-compile,
 # install, bench, cluster, the simulated machine at 256 PEs); then the library's unit and MPI
 # tests built against MPICH; then the same suite again built by clang with AddressSanitizer and
-# UndefinedBehaviorSanitizer, plus the Matrix Market fuzz target for a bounded time. The
-# simulated machine's tests at 1024 and 2048 PEs are `ctest -L scale` (README).
+# UndefinedBehaviorSanitizer, plus the Matrix Market fuzz target for a bounded time; last, the
+# threaded tasks test under ThreadSanitizer. The simulated machine's tests at 1024 and 2048 PEs
+# are `ctest -L scale` (README).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -42,3 +43,15 @@ export UBSAN_OPTIONS=print_stacktrace=1
 # release build runs them).
 (cd build-san && ctest --output-on-failure -j 2 --timeout 900 -LE 'scale_full|scale_apps|cluster' \
   -E '^(pointer_chase|randperm_uniform)\.np[34]$|^sim\.exactly_once\.256x32\.(direct\.seed1|node\.link_credits1|mesh\.link_credits0)$')
+
+echo "== thread-sanitizer build (clang): the tasks test with 1 to 4 workers per PE at 1 to 4 PEs"
+# Only the library and the threaded test: ThreadSanitizer checks mailroom's own threads (the
+# workers, their staged sends, concurrent handlers, futures across tasks). Reports raised inside
+# MPI's libraries are suppressed (tests/sanitizers/tsan.supp) and their interceptors ignored
+# (they are not instrumented); a report in mailroom's code fails the test (exit code 66).
+unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
+CC=clang CXX=clang++ MAILROOM_TARGETS=tasks bash scripts/setup.sh build-tsan \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMAILROOM_SANITIZE=thread \
+  -DMAILROOM_BUILD_APPS=OFF -DMAILROOM_BUILD_EXAMPLES=OFF
+export TSAN_OPTIONS=suppressions=$root/tests/sanitizers/tsan.supp:ignore_noninstrumented_modules=1
+(cd build-tsan && ctest --output-on-failure -j 2 --timeout 300 -R '^tasks(_w[0-9])?\.np[0-9]+$')

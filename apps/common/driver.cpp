@@ -39,6 +39,7 @@ struct settings {
   std::vector<std::string> variants;
   std::map<std::string, std::int64_t> options;  // the app's own, as given
   int reps = 3;
+  int workers = 0;  // 0: MAILROOM_WORKERS (default 1)
   std::string json;
   bool quick = false;
 };
@@ -139,6 +140,7 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
                   {"nodes", num_nodes()},
                   {"round_trip_us", {{"before", rt.before_s * 1e6}, {"after", rt.after_s * 1e6}}}};
   j["pes"] = num_pes();
+  j["workers"] = num_workers();
   j["sizes"] = {{"ops_per_pe", sz.n}, {"table_per_pe", sz.table_per_pe}};
   for (const auto& [name, value] : sz.options) j["sizes"][name] = value;
   j["seed"] = sz.seed;
@@ -212,8 +214,9 @@ void print_table(const app_info& app, const sizes& sz, const std::vector<variant
   else if (sz.nnz_per_row > 0)
     shape = fmt::format(", {} nonzeros per row", sz.nnz_per_row);
   for (const auto& [name, value] : sz.options) shape += fmt::format(", {} {}", name, value);
-  fmt::print("{}: {} PEs (routing {}), {} {}s per PE{}, seed {}, median of {}\n", app.name,
-             num_pes(), routing_in_use(), sz.n, app.op, shape, sz.seed, reps);
+  fmt::print("{}: {} PEs{} (routing {}), {} {}s per PE{}, seed {}, median of {}\n", app.name,
+             num_pes(), num_workers() > 1 ? fmt::format(" x {} workers", num_workers()) : "",
+             routing_in_use(), sz.n, app.op, shape, sz.seed, reps);
   fmt::print("{:<10} {:>10} {:>10} {:>10} {:>14} {:>9}  {}\n", "variant", "median s", "min s",
              "max s", fmt::format("ns/{}/PE", app.op), "vs " + app.baseline, "check");
   double naive = 0;
@@ -293,6 +296,10 @@ int run_driver(int argc, char** argv) {
     sub->add_option("--reps", st.reps, "timed repetitions per variant (default 3)")
         ->check(CLI::Range(1, 1000));
     sub->add_option("--json", st.json, "also write the results as JSON to this file");
+    sub->add_option("--workers", st.workers,
+                    "threads per PE that run the kernels' loops and tasks (sets "
+                    "MAILROOM_WORKERS; default 1)")
+        ->check(CLI::Range(1, 1024));
     sub->add_flag("--quick", st.quick,
                   a.quick_table > 0
                       ? fmt::format("small sizes for tests ({} {} and {} table elements per PE)",
@@ -347,6 +354,7 @@ int run_driver(int argc, char** argv) {
                     "this machine has {:.1f} GiB",
                     sz.n, app->op, sz.table_per_pe, need / (1 << 30), have / (1 << 30)));
 
+  if (st.workers > 0) setenv("MAILROOM_WORKERS", std::to_string(st.workers).c_str(), 1);
   runtime rt(argc, argv);
   const bool root = this_pe().rank() == 0;
   auto bench = app->make();

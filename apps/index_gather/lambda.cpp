@@ -9,13 +9,16 @@ void lambda(const problem& pb, symmetric_array<std::int64_t> table,
             symmetric_array<std::int64_t> out) {
   const int P = num_pes();
   mailroom::selector ig{lambdas{}, lambdas{}};
-  for (std::int64_t i = 0; i < std::ssize(pb.index); ++i) {
-    const std::int64_t g = pb.index[i];
-    ig.send<0>(pe(g % P), [=, offset = g / P](pe from, auto& self) {
-      const std::int64_t v = table[offset];
-      self.template send<1>(from, [=] { out[i] = v; });
-    });
-  }
+  parallel_for_chunks(std::int64_t{0}, std::ssize(pb.index),
+                      [&ig, &pb, P, table, out](std::int64_t lo, std::int64_t hi) {
+                        for (std::int64_t i = lo; i < hi; ++i) {
+                          const std::int64_t g = pb.index[i];
+                          ig.send<0>(pe(g % P), [=, offset = g / P](pe from, auto& self) {
+                            const std::int64_t v = table[offset];
+                            self.template send<1>(from, [=] { out[i] = v; });
+                          });
+                        }
+                      });
   ig.done<0>();
   ig.wait();
 }

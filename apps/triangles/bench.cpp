@@ -101,6 +101,8 @@ class triangles_bench final : public kernel_bench {
       count_ = triangles::selector(l_);
     else if (v == "lambda")
       count_ = triangles::lambda(l_);
+    else if (v == "concurrent")
+      count_ = triangles::concurrent(l_);
   }
   // Every variant returns the whole graph's count on every PE: each PE's must be exact.
   bool check(std::string_view) override {
@@ -124,7 +126,7 @@ app_info triangles_app() {
           0,
           300,
           0,
-          {"naive", "bsp", "conveyor", "selector", "lambda"},
+          {"naive", "bsp", "conveyor", "selector", "lambda", "concurrent"},
           [] { return std::make_unique<triangles_bench>(); },
           35,
           6,

@@ -14,5 +14,6 @@ std::int64_t bsp(const sparse_matrix& l);       // MPI_Alltoallv supersteps
 std::int64_t conveyor(const sparse_matrix& l);  // mailroom::conveyor loops
 std::int64_t selector(const sparse_matrix& l);  // actor/selector API, typed messages
 std::int64_t lambda(const sparse_matrix& l);    // actor/selector API, lambda messages
+std::int64_t concurrent(const sparse_matrix& l);  // typed messages, handlers on every worker
 
 }  // namespace mailroom::apps::triangles

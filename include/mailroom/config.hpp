@@ -56,6 +56,9 @@ namespace mailroom {
     "a PE that waits (wait, yield, barrier, quiesce, a collective) ships its partly filled "     \
     "buffers that have a credit after this many progress polls in a row find nothing to do; 0: " \
     "never (flush() by hand)")                                                                   \
+  X(workers, "MAILROOM_WORKERS", count, 1,                                                       \
+    "threads per PE that run tasks (async, parallel_for): the PE's own thread, which also runs "  \
+    "the communication and every handler, and N-1 more; 1: no thread is started")              \
   X(watchdog, "MAILROOM_WATCHDOG", count, 300,                                                   \
     "seconds a wait may make no progress before every stuck PE reports what it waits for and "  \
     "the job stops; 0: off. Set it above the longest computation between mailroom calls")      \

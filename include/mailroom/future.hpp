@@ -8,6 +8,7 @@
 #include "mailroom/detail/small_pool.hpp"
 #include "mailroom/error.hpp"
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -48,12 +49,14 @@ template <class T>
 struct future_state {
   using stored = std::conditional_t<std::is_void_v<T>, bool, T>;
   std::optional<stored> value;
+  // Set once value is (release): a pool worker waiting for the value reads it (acquire).
+  std::atomic<bool> is_set{false};
   // The continuations to run, in order: the first on its own (most futures have one at most,
   // and a list would cost an allocation more each).
   callback first;
   std::vector<callback> more;
 
-  [[nodiscard]] bool ready() const noexcept { return value.has_value(); }
+  [[nodiscard]] bool ready() const noexcept { return is_set.load(std::memory_order_acquire); }
   template <class... V>
   void set(V&&... v) {
     MAILROOM_CHECK(!value.has_value(), "promise: a value was set twice");
@@ -61,6 +64,7 @@ struct future_state {
       value.emplace(true);
     else
       value.emplace(std::forward<V>(v)...);
+    is_set.store(true, std::memory_order_release);
     // A continuation may add continuations to this state (then() on a ready future runs at
     // once), so take them first.
     if (!first) return;

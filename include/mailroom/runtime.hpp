@@ -109,16 +109,6 @@ struct aggregation_report {
 };
 [[nodiscard]] aggregation_report aggregation();
 
-/// Runs `body`, then waits for every selector and actor constructed inside it to terminate.
-template <class F>
-void finish(F&& body) {
-  detail::scheduler::check_running("mailroom::finish");
-  detail::scheduler::finish_scopes.emplace_back();
-  std::forward<F>(body)();
-  // wait() may not remove scope entries (only destructors do), so iterate over a copy.
-  auto started = detail::scheduler::finish_scopes.back();
-  for (detail::selector_core* s : started) s->wait();
-  detail::scheduler::finish_scopes.pop_back();
-}
-
 }  // namespace mailroom
+
+#include "mailroom/task.hpp"  // finish, async, parallel_for

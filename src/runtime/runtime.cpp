@@ -5,6 +5,7 @@
 #include "mailroom/detail/lambda_registry.hpp"
 #include "mailroom/simulate.hpp"
 #include "mailroom/symmetric.hpp"
+#include "runtime/workers.hpp"
 #include "transport/transport.hpp"
 
 #include "common/pe_local.hpp"
@@ -78,6 +79,17 @@ void start(int* argc, char*** argv, communicator comm) {
   g_barrier = std::make_unique<transport::collective_context>();
   g_quiesce = std::make_unique<transport::collective_context>();
   g_runtime_exists = true;
+  const auto workers = static_cast<int>(std::min<std::uint64_t>(cfg.workers, 1u << 20));
+  if (workers > 1) {
+    MAILROOM_CHECK(!simulated(), "MAILROOM_WORKERS={}: the simulated machine runs every PE on "
+                   "one thread; use MAILROOM_WORKERS=1 there", workers);
+    MAILROOM_CHECK(transport::threads_allowed(),
+                   "MAILROOM_WORKERS={} needs MPI initialised with MPI_THREAD_FUNNELED at least "
+                   "(the program initialised it with MPI_THREAD_SINGLE, which allows no other "
+                   "thread in the process)", workers);
+  }
+  detail::start_workers(workers);
+  detail::scheduler::staging_in_use = workers > 1;
   transport::barrier();
   transport::set_progress_hooks({&mailroom_active, &progress_in_collective,
                                  [] { return detail::scheduler::waiting_in; }});
@@ -88,6 +100,8 @@ runtime::runtime(int& argc, char**& argv, communicator comm) { start(&argc, &arg
 runtime::runtime(communicator comm) { start(nullptr, nullptr, comm); }
 
 runtime::~runtime() {
+  detail::stop_workers();
+  detail::scheduler::staging_in_use = false;
   // Operations started and never waited for (collectives, gathers): every PE started them, so
   // they complete; a gather's selector goes with its operation.
   while (!detail::scheduler::pending.empty())
@@ -113,7 +127,13 @@ double wtime() noexcept { return transport::wtime(); }
 
 void yield() {
   detail::scheduler::check_running("mailroom::yield");
+  // On a pool worker: another task, if one is queued.
+  if (detail::t_worker > 0) {
+    detail::run_one_task();
+    return;
+  }
   detail::scheduler::progress_waiting("yield()");
+  detail::run_one_task();
 }
 
 void barrier() {

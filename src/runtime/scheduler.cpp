@@ -6,6 +6,7 @@
 #include "mailroom/future.hpp"
 
 #include "common/pe_local.hpp"
+#include "runtime/workers.hpp"
 #include "transport/transport.hpp"
 
 #include <algorithm>
@@ -14,7 +15,7 @@
 
 namespace mailroom::detail {
 
-std::uint8_t scheduler::sending_from = scheduler::k_from_user;
+bool scheduler::staging_in_use = false;
 int scheduler::current_source = -1;
 std::vector<selector_core*> scheduler::live;
 std::vector<void*> scheduler::owners;
@@ -51,8 +52,12 @@ bool scheduler::progress() {
     if (any) transport::note_poll(true);
     return any;
   }
+  if (staging_in_use)
+    for (std::size_t i = 0; i < live.size(); ++i) any = live[i]->drain_staged() || any;
   // Index loop: a handler may construct nothing, but wait() of one selector steps all of them.
   for (std::size_t i = 0; i < live.size(); ++i) any = live[i]->step() || any;
+  if (handler_tasks_queued()) any = run_handler_tasks() || any;
+  if (staging_in_use) any = run_completions() || any;
   if (!pending.empty()) any = poll_pending() || any;
   if (any) {
     transport::note_poll(true);
@@ -117,6 +122,10 @@ bool scheduler::poll_pending() {
 }
 
 void scheduler::check_not_completing(const char* what) {
+  MAILROOM_CHECK(t_worker <= 0 && t_in_task == 0,
+                 "{} called from a task (on worker {}): collective calls come from the PE's "
+                 "main flow on worker 0, in the same order on every PE, never from tasks",
+                 what, t_worker);
   MAILROOM_CHECK(!completing,
                  "{} called from a continuation that the progress engine ran: that moment "
                  "differs from PE to PE, so collective calls would start in different orders; "
@@ -127,12 +136,21 @@ void wait_until(bool (*ready)(const void*), const void* state, const char* what)
   if (ready(state)) return;
   MAILROOM_CHECK(!scheduler::in_handler(),
                  "{} called from inside a handler on a future that is not ready: handlers must "
-                 "never block; use then() to run code once the value is there", what);
+                 "never block (nor the tasks they spawn); use then() to run code once the value "
+                 "is there", what);
   scheduler::check_running(what);
-  while (!ready(state)) scheduler::progress_waiting(what);
+  if (t_worker > 0) {
+    help_until(ready, state, what);
+    return;
+  }
+  // Worker 0 runs tasks too: the value may come from one.
+  while (!ready(state))
+    if (!scheduler::progress_waiting(what) && !ready(state) && run_one_task())
+      scheduler::note_activity();
 }
 
 bool scheduler::progress_waiting(const char* what) {
+  if (MAILROOM_UNLIKELY(t_worker > 0)) check_runtime_thread(what);
   const char* outer = waiting_in;
   waiting_in = what;
   const bool any = progress();
@@ -222,7 +240,7 @@ selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
                                ? std::make_unique<transport::collective_context>(group_of(*t))
                                : std::make_unique<transport::collective_context>();
   for (std::size_t m = 0; m < boxes_.size(); ++m)
-    if (plan_.entry[m]) boxes_[m]->accepts |= scheduler::k_from_user;
+    if (plan_.entry[m]) boxes_[m]->accepts.fetch_or(scheduler::k_from_user);
   if (over_team_) {
     const std::size_t slot = scheduler::team_slot(id_);
     if (slot >= scheduler::team_owners.size())
@@ -264,7 +282,7 @@ void selector_core::done(int m) {
                  m, m);
   MAILROOM_CHECK(!user_done_[mi], "done({}) called twice on this {}", m, kind_);
   user_done_[mi] = true;
-  boxes_[mi]->accepts &= static_cast<std::uint8_t>(~scheduler::k_from_user);
+  boxes_[mi]->accepts.fetch_and(static_cast<std::uint8_t>(~scheduler::k_from_user));
 }
 
 std::string selector_core::describe() const {
@@ -388,11 +406,44 @@ bool selector_core::mailbox_finished(int m) const noexcept {
       .finished;
 }
 
+void selector_core::admit_pool_send(int m, int dest) const {
+  const std::uint8_t from = scheduler::sending_from;
+  const auto mi = static_cast<std::size_t>(m);
+  // A pool worker's send: admitted as worker 0's of the same kind would be, then staged.
+  if ((from & (scheduler::k_from_worker_user | scheduler::k_from_worker_handler)) != 0 &&
+      dest >= 0 && dest < pes_ &&
+      (boxes_[mi]->accepts.load(std::memory_order_relaxed) & (from >> 2)) != 0)
+    return;
+  refuse_send(m, dest);
+}
+
+bool selector_core::drain_staged() {
+  bool any = false;
+  for (std::size_t m = 0; m < boxes_.size(); ++m) {
+    mailbox_base* box = boxes_[m];
+    while (box->staged.waiting()) {
+      std::uint32_t* at = nullptr;
+      stage_block* b = box->staged.to_drain(at);
+      if (b == nullptr) break;
+      MAILROOM_CHECK(!box->conveyor.closed(),
+                     "a task sent to {} #{} mailbox {} after it was done() or closed on this PE "
+                     "(call done() after the finish that waits for the tasks that send to it)",
+                     kind_, id_, m);
+      const std::uint32_t before = *at;
+      const bool all = box->drain(*b, *at);
+      any = any || *at != before;
+      if (!all) break;
+      box->staged.drained();
+    }
+  }
+  return any;
+}
+
 void selector_core::refuse_send(int m, int dest) const {
   MAILROOM_CHECK(dest >= 0 && dest < pes_, "send to mailbox {}: {} {} is out of range [0, {})",
                  m, over_team_ ? "team rank" : "PE", dest, pes_);
   const auto mi = static_cast<std::size_t>(m);
-  if ((boxes_[mi]->accepts & scheduler::k_from_handler) == 0)
+  if ((boxes_[mi]->accepts.load() & scheduler::k_from_handler) == 0)
     MAILROOM_FAIL("send to mailbox {} after it was closed on this PE: a handler sends to it "
                   "but the dependency graph has no edge saying so",
                   m);
@@ -409,9 +460,19 @@ void selector_core::refuse_send(int m, int dest) const {
 // deadlock (two PEs waiting for each other's acknowledgements), so they may spill past their
 // credits by what the cycle generates while a destination is slow.
 bool selector_core::paused(std::size_t m) const noexcept {
+  const mailbox_base& box = *boxes_[m];
+  // A concurrent mailbox takes in at most two buffers per worker ahead of their handlers.
+  if (box.concurrent_handlers && box.in_hands.load(std::memory_order_relaxed) >= 2 * workers())
+    return true;
   if (plan_.components[static_cast<std::size_t>(plan_.component_of[m])].cyclic) return false;
   for (int s : plan_.successors[m])
     if (boxes_[static_cast<std::size_t>(s)]->conveyor.backlogged()) return true;
+  return false;
+}
+
+bool selector_core::staged_waiting(std::size_t c) const noexcept {
+  for (int m : plan_.components[c].members)
+    if (boxes_[static_cast<std::size_t>(m)]->staged.waiting()) return true;
   return false;
 }
 
@@ -498,8 +559,11 @@ bool selector_core::step() {
     handle(m, budget);
     any = true;
   }
+  // Nothing terminates while a handler's task may still send, or a worker's sends wait here.
+  const bool tasks_busy = handler_work() > 0;
   for (std::size_t c = 0; c < components_.size(); ++c) {
     if (components_[c].finished || !closed(c)) continue;
+    if (tasks_busy || staged_waiting(c)) continue;
     if (step_component(c)) {
       components_[c].finished = true;
       ++finished_count_;

@@ -222,6 +222,13 @@ void abort(int code) noexcept {
   std::_Exit(code);
 }
 
+bool threads_allowed() {
+  if (sim::active()) return false;
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  return provided >= MPI_THREAD_FUNNELED;
+}
+
 std::string library_version() {
   if (sim::active()) return sim::library_version();
   char text[MPI_MAX_LIBRARY_VERSION_STRING];

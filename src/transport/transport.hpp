@@ -25,6 +25,9 @@ void init(int* argc, char*** argv, bool world = true, std::int64_t comm_f = 0);
 /// Frees the duplicate; finalises MPI if init() initialised it.
 void finalize();
 [[nodiscard]] bool initialized() noexcept;
+/// Whether MPI's thread level lets the process have threads besides the one that calls MPI
+/// (MPI_THREAD_FUNNELED or more; false on the simulated machine).
+[[nodiscard]] bool threads_allowed();
 
 /// What the transport's blocking calls ask of the layers above: whether this PE has mailroom
 /// state that a peer may need it to move, and one poll of the progress engine (handlers

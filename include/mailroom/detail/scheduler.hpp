@@ -3,6 +3,7 @@
 #pragma once
 
 #include "mailroom/detail/conveyor_core.hpp"
+#include "mailroom/detail/tasks.hpp"
 #include "mailroom/future.hpp"
 #include "mailroom/pe.hpp"
 #include "mailroom/team.hpp"
@@ -31,11 +32,21 @@ class mailbox_base {
   virtual ~mailbox_base() = default;
   /// Runs the handler on every item of the front arrival, then releases it.
   virtual void process_front() = 0;
+  /// Pushes the entries of a block that a pool worker staged, from `at` on (advanced); false
+  /// when a push is refused for want of a credit (the rest waits for the next poll).
+  virtual bool drain(stage_block& b, std::uint32_t& at) = 0;
 
   conveyor_core conveyor;
-  /// Where sends may come from now, as scheduler::k_from_* bits: from user code while the
-  /// mailbox is an entry not yet done, from handlers until the runtime closes it on this PE.
-  std::uint8_t accepts;
+  /// Where sends may come from now, as scheduler::k_from_user and k_from_handler bits: from
+  /// user code while the mailbox is an entry not yet done, from handlers until the runtime
+  /// closes it on this PE. Read by the pool workers' sends too.
+  std::atomic<std::uint8_t> accepts;
+  /// What pool workers sent to it and worker 0 has not yet pushed.
+  staging staged;
+  /// Its arrivals go to tasks, buffer by buffer (mailbox(handler, concurrent), several workers).
+  bool concurrent_handlers = false;
+  /// Arrivals handed to tasks and not yet handled: the mailbox pauses at a few per worker.
+  std::atomic<int> in_hands{0};
 };
 
 class selector_core;
@@ -62,14 +73,23 @@ class pending_op {
   [[nodiscard]] virtual transport::request* transport_request() noexcept { return nullptr; }
 };
 
-/// Global scheduler state. One worker per PE: handlers run one at a time.
+/// Global scheduler state: worker 0's (the PE's own thread), which alone runs handlers, one at a
+/// time, and the progress engine.
 struct scheduler {
-  /// Where a send comes from now, one bit: k_from_user, or k_from_handler while a handler runs.
-  /// A send is admitted if its mailbox accepts that bit: one test, whatever the context.
+  /// Where a send comes from now, one bit: on worker 0 k_from_user, or k_from_handler while a
+  /// handler runs; on a pool worker k_from_worker_user, or k_from_worker_handler in a task that
+  /// a handler spawned (the same bits shifted by 2). A send is pushed at once if its mailbox
+  /// accepts that bit: one test, whatever the context; pool workers' sends, which no mailbox
+  /// accepts this way, take the slow path, which stages them.
   static constexpr std::uint8_t k_from_user = 1, k_from_handler = 2;
-  static std::uint8_t sending_from;
-  /// A handler is running: no nested progress of handlers.
-  static bool in_handler() noexcept { return sending_from == k_from_handler; }
+  static constexpr std::uint8_t k_from_worker_user = 4, k_from_worker_handler = 8;
+  static constinit inline thread_local std::uint8_t sending_from = k_from_user;
+  /// A handler (or a handler's task) is running: no nested progress of handlers, no blocking.
+  static bool in_handler() noexcept {
+    return (sending_from & (k_from_handler | k_from_worker_handler)) != 0;
+  }
+  /// Worker 0 drains pool workers' staged sends (MAILROOM_WORKERS > 1).
+  static bool staging_in_use;
   static int current_source;    ///< the PE whose message is being handled
   static std::vector<selector_core*> live;           ///< by construction order
   /// Selector id -> the typed selector that owns it (null once gone; ids are its indices): what
@@ -111,6 +131,12 @@ struct scheduler {
   static void watch_idle();
   /// Ships the partly filled buffers of every live selector that have a credit.
   static void flush_idle();
+  /// Something other than progress() moved (a task ran, a finish's count went down): the
+  /// watchdog's clock and the idle count start again.
+  static void note_activity() noexcept {
+    last_activity = -1;
+    idle_polls = 0;
+  }
   static double last_activity;
   static std::uint64_t idle_polls;  ///< progress() calls in a row that found nothing to do
   static const char* waiting_in;    ///< the wait this PE is in now (null: none)
@@ -162,8 +188,12 @@ class selector_core {
   /// Processes arrivals and advances termination; returns true if anything happened.
   bool step();
 
-  /// Cold path of send(): explains why mailbox m does not take this send.
+  /// Cold path of send(): returns for the send of a pool worker that mailbox m takes (to be
+  /// staged); otherwise explains why it does not take this send, and stops the job.
+  void admit_pool_send(int m, int dest) const;
   [[noreturn]] void refuse_send(int m, int dest) const;
+  /// Worker 0: pushes what pool workers staged for its mailboxes; true if it pushed any.
+  bool drain_staged();
   /// One line per mailbox: entry or not, done, finished, items sent and handled, buffers waiting.
   [[nodiscard]] std::string describe() const;
 
@@ -190,6 +220,7 @@ class selector_core {
     std::unique_ptr<transport::collective_context> ctx;  // cyclic components only
   };
   bool closed(std::size_t c) const noexcept;
+  bool staged_waiting(std::size_t c) const noexcept;
   bool paused(std::size_t m) const noexcept;
   bool step_component(std::size_t c);
   void handle(std::size_t m, std::size_t budget);

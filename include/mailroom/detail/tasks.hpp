@@ -1,0 +1,134 @@
+// The workers of a PE and their tasks, as the public task API (mailroom/task.hpp) and the sends
+// of selectors see them: the thread-local context of a worker, the tasks, the scopes that finish
+// waits for, and the blocks in which pool workers stage their sends. Not API.
+//
+// Worker 0 is the PE's own thread (the one that constructed the runtime). It alone runs the
+// runtime: MPI, the progress engine, every handler, continuations, collectives. Workers 1..N-1
+// (MAILROOM_WORKERS=N) run tasks; their sends go into staging blocks, which worker 0 moves into
+// the aggregation buffers whenever it polls (docs/design.md, workers).
+#pragma once
+
+#include "mailroom/detail/callback.hpp"
+#include "mailroom/detail/small_pool.hpp"
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+namespace mailroom::detail {
+
+/// What a finish waits for: the tasks spawned in it (transitively) and not yet completed.
+struct finish_state {
+  std::atomic<std::int64_t> pending{0};
+};
+
+/// A task: the closure and the scope that waits for it (for a task spawned by a handler, the
+/// PE's handler scope, which termination waits for).
+struct task {
+  callback fn;
+  finish_state* scope = nullptr;
+  bool from_handler = false;
+  static void* operator new(std::size_t n) { return small_pool::allocate(n); }
+  static void operator delete(void* p, std::size_t n) noexcept { small_pool::deallocate(p, n); }
+};
+
+/// This thread's worker number: 0 for the PE's own thread, 1..N-1 for the pool's, -1 for a
+/// thread that is neither (or before the runtime exists).
+inline constinit thread_local int t_worker = -1;
+/// The scope that tasks spawned now belong to: the innermost finish on this thread, or the scope
+/// of the task it runs (null: the PE's root scope).
+inline constinit thread_local finish_state* t_finish = nullptr;
+/// This thread runs a task that a handler spawned (it must not block, as a handler).
+inline constinit thread_local bool t_handler_task = false;
+/// Tasks this thread is running now (nested when a wait runs one).
+inline constinit thread_local int t_in_task = 0;
+
+/// MAILROOM_WORKERS of the running runtime (1 before it exists).
+[[nodiscard]] int workers() noexcept;
+/// Queues a task: on this worker's deque, or (from a handler) the PE's handler queue, which
+/// worker 0's progress engine also runs. The task's scope counts it from now.
+void spawn(task* t);
+/// Runs tasks (and on worker 0 the progress engine) until fs has no task left, then has every
+/// worker stage-publish what its tasks sent (docs/design.md, workers). `what` names the wait.
+void join(finish_state& fs, const char* what);
+/// Runs tasks (and on worker 0 the progress engine) until ready(arg): how a pool worker waits
+/// for a future.
+void help_until(bool (*ready)(const void*), const void* arg, const char* what);
+/// Runs one task if one is queued (worker 0: from user code, never from a handler); true if it
+/// ran one.
+bool run_one_task();
+/// Worker 0: hands the completion of a task's future (run by a pool worker) to the progress
+/// engine, which runs it (and the future's continuations) on worker 0.
+void complete_on_runtime_thread(callback fn);
+/// Stops the job when `what` is called on a pool worker: only worker 0 runs the runtime.
+void check_runtime_thread(const char* what);
+
+/// A block of sends staged by a pool worker for one mailbox: entries [dest][message] of a typed
+/// mailbox, [header][closure] of a lambda mailbox (see the mailboxes' drain()).
+struct stage_block {
+  static constexpr std::size_t k_bytes = 16384 - 64;
+  std::uint32_t used = 0;
+  int owner = 0;             ///< the worker that filled it
+  bool has_handler = false;  ///< holds sends of a handler's task (counted by handler_work)
+  alignas(16) std::byte data[k_bytes];
+};
+
+/// One worker's open block for one mailbox. Only its worker touches it; others reach it through
+/// a publish round (publish_all).
+struct alignas(64) stage_slot {
+  stage_block* current = nullptr;
+  bool listed = false;  ///< in its worker's list of open slots (until it next publishes them)
+};
+
+/// What a mailbox keeps of staged sends: a slot per worker, the blocks published, and the block
+/// worker 0 is moving into the aggregation buffers.
+class staging {
+ public:
+  staging();
+  ~staging();
+  staging(const staging&) = delete;
+  staging& operator=(const staging&) = delete;
+
+  /// Room for `bytes` of one entry in this worker's block (a full block is published first);
+  /// may wait for worker 0 to drain this worker's earlier blocks.
+  [[nodiscard]] std::byte* room(std::uint32_t bytes) {
+    stage_slot& s = slots_[static_cast<std::size_t>(t_worker)];
+    stage_block* b = s.current;
+    if (b == nullptr || b->used + bytes > stage_block::k_bytes ||
+        (t_handler_task && !b->has_handler))
+      b = next_block(s, bytes);
+    std::byte* p = b->data + b->used;
+    b->used += bytes;
+    return p;
+  }
+  /// Whether blocks wait to be drained (worker 0, cheap).
+  [[nodiscard]] bool waiting() const noexcept {
+    return published_.load(std::memory_order_relaxed) > 0 || draining_ != nullptr;
+  }
+  /// Worker 0: the next block to drain and where its undrained entries begin (null: none).
+  stage_block* to_drain(std::uint32_t*& at);
+  /// Worker 0: the block to_drain gave is drained: gives it back.
+  void drained();
+  /// Publishes this worker's open block (an empty one goes back to the pool).
+  void publish_mine();
+
+ private:
+  stage_block* next_block(stage_slot& s, std::uint32_t bytes);
+  void publish(stage_block* b);
+  static void release_block(stage_block* b);
+  std::vector<stage_slot> slots_;
+  std::mutex mutex_;
+  std::vector<stage_block*> full_;  // published, in order
+  std::atomic<std::size_t> published_{0};
+  stage_block* draining_ = nullptr;  // worker 0's
+  std::uint32_t drain_at_ = 0;
+  std::atomic<bool> touched_{false};  // a worker has had a block of it
+};
+
+/// Sends of handlers' tasks not yet in the aggregation buffers, plus handler tasks not yet done:
+/// no component terminates on this PE while it is above zero.
+[[nodiscard]] std::int64_t handler_work() noexcept;
+
+}  // namespace mailroom::detail

@@ -1,0 +1,536 @@
+// The workers of a PE: a deque of tasks per worker with stealing, the queue of handlers' tasks,
+// the blocks in which pool workers stage their sends, and the rounds in which every worker
+// publishes what it staged (docs/design.md, workers).
+#include "runtime/workers.hpp"
+
+#include "mailroom/detail/scheduler.hpp"
+#include "mailroom/error.hpp"
+
+#include "common/pe_local.hpp"
+#include "transport/transport.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <thread>
+
+#include <fmt/core.h>
+#include <sched.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace mailroom::detail {
+
+namespace {
+
+void cpu_pause() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+// Blocks a pool worker may have published and worker 0 not yet drained: beyond, the worker waits.
+// Bounds what the workers stage at k_max_published blocks each, whatever the traffic.
+constexpr std::int64_t k_max_published = 8;
+
+struct alignas(64) worker_state {
+  std::mutex m;
+  std::deque<task*> q;
+  std::atomic<std::size_t> size{0};
+  std::atomic<std::uint64_t> acked{0};     // the last publish round it took part in
+  std::atomic<std::int64_t> published{0};  // its blocks published and not yet drained
+};
+
+struct pool {
+  int n = 1;
+  std::vector<std::unique_ptr<worker_state>> w;
+  std::vector<std::thread> threads;
+  std::atomic<bool> stop{false};
+  // Tasks that handlers spawned: run by worker 0's progress engine and by idle pool workers.
+  std::mutex hq_m;
+  std::deque<task*> hq;
+  std::atomic<std::size_t> hq_size{0};
+  // Completions of futures of tasks that pool workers ran, for worker 0 to run.
+  std::mutex done_m;
+  std::vector<callback> completions;
+  std::atomic<std::size_t> completions_n{0};
+  std::atomic<std::uint64_t> epoch{0};  // publish rounds started
+  std::mutex sleep_m;
+  std::condition_variable sleep_cv;
+  std::atomic<int> sleepers{0};
+  std::mutex blocks_m;
+  std::vector<stage_block*> free_blocks;
+  finish_state root;  // tasks spawned outside any finish
+  std::atomic<std::int64_t> handler_work{0};
+
+  ~pool() {
+    for (stage_block* b : free_blocks) delete b;
+  }
+};
+
+pool* g_pool = nullptr;
+MAILROOM_PE_LOCAL(g_pool);
+MAILROOM_PE_LOCAL(t_worker);
+MAILROOM_PE_LOCAL(t_finish);
+MAILROOM_PE_LOCAL(t_handler_task);
+MAILROOM_PE_LOCAL(t_in_task);
+
+thread_local std::uint64_t t_seen_epoch = 0;
+// The stagings in which this worker has an open block.
+thread_local std::vector<staging*> t_open;
+
+// Stops the job once a wait of a pool worker has lasted the watchdog's time.
+class stall_clock {
+ public:
+  explicit stall_clock(const char* what) : what_(what) {}
+  /// The wait moved (a task ran, what it waits for came nearer): its time starts again.
+  void reset() noexcept { t0_ = -1; }
+  void tick() {
+    if (++polls_ % 1024 != 0) return;
+    const std::uint64_t limit = current_config().watchdog;
+    if (limit == 0) return;
+    const double now = transport::wtime();
+    if (t0_ < 0) t0_ = now;
+    MAILROOM_CHECK(now - t0_ < static_cast<double>(limit),
+                   "watchdog: worker {} has waited {:.0f} s in {} (MAILROOM_WATCHDOG={}): "
+                   "worker 0, which runs the communication, has not taken in its sends or "
+                   "completed what it waits for; is worker 0 computing without calling mailroom?",
+                   t_worker, now - t0_, what_, limit);
+  }
+
+ private:
+  const char* what_;
+  std::uint64_t polls_ = 0;
+  double t0_ = -1;
+};
+
+void publish_own() {
+  for (staging* s : t_open) s->publish_mine();
+  t_open.clear();
+}
+
+// Takes part in the newest publish round, if this worker has not yet.
+void check_publish() {
+  pool& p = *g_pool;
+  const std::uint64_t e = p.epoch.load(std::memory_order_acquire);
+  if (e == t_seen_epoch) return;
+  t_seen_epoch = e;
+  publish_own();
+  p.w[static_cast<std::size_t>(t_worker)]->acked.store(e, std::memory_order_release);
+}
+
+task* pop_front_of(std::mutex& m, std::deque<task*>& q, std::atomic<std::size_t>& size) {
+  if (size.load(std::memory_order_relaxed) == 0) return nullptr;
+  const std::lock_guard lock(m);
+  if (q.empty()) return nullptr;
+  task* t = q.front();
+  q.pop_front();
+  size.store(q.size(), std::memory_order_relaxed);
+  return t;
+}
+
+task* find_task() {
+  pool& p = *g_pool;
+  const auto me = static_cast<std::size_t>(t_worker);
+  worker_state& mine = *p.w[me];
+  // A pool worker takes handlers' tasks first: they hold buffers that arrived (a concurrent
+  // mailbox's), and their mailbox takes in no more until they have run. Worker 0 runs them from
+  // its progress engine, not from user code.
+  if (me != 0)
+    if (task* t = pop_front_of(p.hq_m, p.hq, p.hq_size)) return t;
+  if (mine.size.load(std::memory_order_relaxed) > 0) {
+    const std::lock_guard lock(mine.m);
+    if (!mine.q.empty()) {
+      task* t = mine.q.back();  // the newest: depth first, as it was spawned
+      mine.q.pop_back();
+      mine.size.store(mine.q.size(), std::memory_order_relaxed);
+      return t;
+    }
+  }
+  for (std::size_t k = 1; k < p.w.size(); ++k) {
+    worker_state& v = *p.w[(me + k) % p.w.size()];
+    if (task* t = pop_front_of(v.m, v.q, v.size)) return t;  // the oldest: the largest
+  }
+  return nullptr;
+}
+
+void run(task* t) {
+  finish_state* const outer_finish = t_finish;
+  const bool outer_handler = t_handler_task;
+  const std::uint8_t outer_from = scheduler::sending_from;
+  const bool from_handler = t->from_handler;
+  finish_state* const scope = t->scope;
+  t_finish = scope;
+  ++t_in_task;
+  try {
+    if (t_worker == 0) {
+      if (from_handler) {
+        const handler_scope in_handler;
+        t->fn();
+      } else {
+        t->fn();
+      }
+    } else {
+      t_handler_task = from_handler;
+      scheduler::sending_from =
+          from_handler ? scheduler::k_from_worker_handler : scheduler::k_from_worker_user;
+      t->fn();
+    }
+  } catch (const std::exception& e) {
+    MAILROOM_FAIL(
+        "a task threw an exception on worker {}: {}. Tasks must not throw: what waits "
+        "for them would wait forever",
+        t_worker, e.what());
+  } catch (...) {
+    MAILROOM_FAIL(
+        "a task threw an exception (not a std::exception) on worker {}. Tasks must not "
+        "throw: what waits for them would wait forever",
+        t_worker);
+  }
+  --t_in_task;
+  t_finish = outer_finish;
+  t_handler_task = outer_handler;
+  scheduler::sending_from = outer_from;
+  delete t;
+  if (from_handler)
+    g_pool->handler_work.fetch_sub(1, std::memory_order_release);
+  else
+    scope->pending.fetch_sub(1, std::memory_order_release);
+}
+
+void worker_main(int k) {
+  t_worker = k;
+  scheduler::sending_from = scheduler::k_from_worker_user;
+  pool& p = *g_pool;
+  int idle = 0;
+  while (!p.stop.load(std::memory_order_acquire)) {
+    check_publish();
+    if (task* t = find_task()) {
+      run(t);
+      idle = 0;
+      continue;
+    }
+    // Nothing to do: what this worker staged goes to worker 0 now, not at the next round.
+    if (idle == 0) publish_own();
+    ++idle;
+    if (idle < 2000) {
+      cpu_pause();
+    } else if (idle < 2200) {
+      std::this_thread::yield();
+    } else {
+      std::unique_lock lock(p.sleep_m);
+      p.sleepers.fetch_add(1, std::memory_order_relaxed);
+      p.sleep_cv.wait_for(lock, std::chrono::microseconds(200));
+      p.sleepers.fetch_sub(1, std::memory_order_relaxed);
+      idle = 2000;
+    }
+  }
+  publish_own();
+}
+
+void wake_all() {
+  pool& p = *g_pool;
+  if (p.sleepers.load(std::memory_order_relaxed) > 0) {
+    const std::lock_guard lock(p.sleep_m);
+    p.sleep_cv.notify_all();
+  }
+}
+
+}  // namespace
+
+int workers() noexcept { return g_pool != nullptr ? g_pool->n : 1; }
+
+void start_workers(int n) {
+  MAILROOM_CHECK(n >= 1 && n <= 1024, "MAILROOM_WORKERS={}: give 1 to 1024 workers per PE", n);
+  // A launcher that binds each process to one core (Open MPI does at 2 processes or fewer) makes
+  // the workers take turns on it: say so, once, rather than run slowly without a word.
+  cpu_set_t mask;
+  if (n > 1 && transport::rank() == 0 && sched_getaffinity(0, sizeof mask, &mask) == 0 &&
+      CPU_COUNT(&mask) < n &&
+      static_cast<unsigned>(CPU_COUNT(&mask)) < std::thread::hardware_concurrency())
+    fmt::print(stderr,
+               "mailroom: warning: MAILROOM_WORKERS={} but PE 0 may run on {} core{} only (its "
+               "CPU affinity): the workers will take turns. Launch with `mpirun --bind-to none` "
+               "or `--map-by slot:PE={}` (scripts/mpirun.sh does when it sees MAILROOM_WORKERS "
+               "or --workers)\n",
+               n, CPU_COUNT(&mask), CPU_COUNT(&mask) == 1 ? "" : "s", n);
+  g_pool = new pool;
+  g_pool->n = n;
+  for (int k = 0; k < n; ++k) g_pool->w.push_back(std::make_unique<worker_state>());
+  t_worker = 0;
+  scheduler::sending_from = scheduler::k_from_user;
+  for (int k = 1; k < n; ++k) g_pool->threads.emplace_back(worker_main, k);
+}
+
+void stop_workers() {
+  if (g_pool == nullptr) return;
+  join(g_pool->root, "the end of the runtime: tasks spawned outside any finish");
+  g_pool->stop.store(true, std::memory_order_release);
+  {
+    const std::lock_guard lock(g_pool->sleep_m);
+    g_pool->sleep_cv.notify_all();
+  }
+  for (auto& t : g_pool->threads) t.join();
+  delete g_pool;
+  g_pool = nullptr;
+  t_worker = -1;
+}
+
+void check_runtime_thread(const char* what) {
+  MAILROOM_CHECK(t_worker <= 0,
+                 "{} called from a task on worker {}: only worker 0 (the PE's own thread) runs "
+                 "the runtime; from a task, send messages, spawn tasks and wait for futures, "
+                 "and do the rest from worker 0",
+                 what, t_worker);
+}
+
+void spawn(task* t) {
+  scheduler::check_running("mailroom::async");
+  MAILROOM_CHECK(t_worker >= 0,
+                 "mailroom::async called from a thread that is not one of the "
+                 "PE's workers");
+  pool& p = *g_pool;
+  if (scheduler::in_handler() || t_handler_task) {
+    t->from_handler = true;
+    p.handler_work.fetch_add(1, std::memory_order_relaxed);
+    const std::lock_guard lock(p.hq_m);
+    p.hq.push_back(t);
+    p.hq_size.store(p.hq.size(), std::memory_order_relaxed);
+  } else {
+    t->scope = t_finish != nullptr ? t_finish : &p.root;
+    t->scope->pending.fetch_add(1, std::memory_order_relaxed);
+    worker_state& w = *p.w[static_cast<std::size_t>(t_worker)];
+    const std::lock_guard lock(w.m);
+    w.q.push_back(t);
+    w.size.store(w.q.size(), std::memory_order_relaxed);
+  }
+  if (p.sleepers.load(std::memory_order_relaxed) > 0) p.sleep_cv.notify_one();
+}
+
+bool run_one_task() {
+  if (g_pool == nullptr || scheduler::in_handler()) return false;
+  task* t = find_task();
+  if (t == nullptr) return false;
+  run(t);
+  return true;
+}
+
+bool run_handler_tasks() {
+  pool& p = *g_pool;
+  // With pool workers, one per poll: they take the rest, while worker 0 keeps taking in buffers
+  // and moving their staged sends (all of them at once would leave it the only one handling).
+  std::size_t budget = p.n > 1 ? 1 : p.hq_size.load(std::memory_order_relaxed);
+  bool any = false;
+  for (; budget > 0; --budget) {
+    task* t = pop_front_of(p.hq_m, p.hq, p.hq_size);
+    if (t == nullptr) break;
+    run(t);
+    any = true;
+  }
+  return any;
+}
+
+bool handler_tasks_queued() noexcept {
+  return g_pool != nullptr && g_pool->hq_size.load(std::memory_order_relaxed) > 0;
+}
+
+std::int64_t handler_work() noexcept {
+  return g_pool != nullptr ? g_pool->handler_work.load(std::memory_order_acquire) : 0;
+}
+
+void complete_on_runtime_thread(callback fn) {
+  pool& p = *g_pool;
+  const std::lock_guard lock(p.done_m);
+  p.completions.push_back(std::move(fn));
+  p.completions_n.store(p.completions.size(), std::memory_order_release);
+}
+
+bool run_completions() {
+  pool& p = *g_pool;
+  if (p.completions_n.load(std::memory_order_acquire) == 0) return false;
+  std::vector<callback> now;
+  {
+    const std::lock_guard lock(p.done_m);
+    now.swap(p.completions);
+    p.completions_n.store(0, std::memory_order_relaxed);
+  }
+  // As the progress engine's other completions: nothing collective may start from them.
+  const bool outer = scheduler::completing;
+  scheduler::completing = true;
+  for (auto& fn : now) fn();
+  scheduler::completing = outer;
+  return true;
+}
+
+void publish_round(const char* what) {
+  pool& p = *g_pool;
+  if (p.n == 1) return;
+  const std::uint64_t e = p.epoch.fetch_add(1, std::memory_order_acq_rel) + 1;
+  if (t_worker > 0) check_publish();
+  wake_all();
+  stall_clock clock(what);
+  for (std::size_t k = 1; k < p.w.size(); ++k) {
+    while (p.w[k]->acked.load(std::memory_order_acquire) < e) {
+      if (t_worker == 0) {
+        scheduler::progress_waiting(what);
+      } else {
+        check_publish();
+        cpu_pause();
+        clock.tick();
+      }
+    }
+  }
+}
+
+void join(finish_state& fs, const char* what) {
+  stall_clock clock(what);
+  std::int64_t last = fs.pending.load(std::memory_order_acquire);
+  for (std::int64_t left = last; left > 0; left = fs.pending.load(std::memory_order_acquire)) {
+    if (t_worker == 0) {
+      // The communication first: the pool workers' staged sends and the arrivals are worker 0's
+      // alone, and a pool worker whose blocks wait for it stops sending. A task when there is
+      // nothing else to do.
+      const bool any = scheduler::progress_waiting(what);
+      if ((!any && run_one_task()) || left != last) scheduler::note_activity();
+    } else if (run_one_task() || left != last) {
+      clock.reset();
+    } else {
+      check_publish();
+      publish_own();
+      cpu_pause();
+      clock.tick();
+    }
+    last = left;
+  }
+  publish_round(what);
+}
+
+void help_until(bool (*ready)(const void*), const void* arg, const char* what) {
+  stall_clock clock(what);
+  while (!ready(arg)) {
+    if (run_one_task()) {
+      clock.reset();
+      continue;
+    }
+    check_publish();
+    publish_own();  // (what it waits for may answer what it staged)
+    cpu_pause();
+    clock.tick();
+  }
+}
+
+// ---- staging ----
+
+staging::staging() : slots_(static_cast<std::size_t>(workers())) {}
+
+staging::~staging() {
+  // Every worker gives back its open block of this mailbox first (they send to it no more).
+  if (touched_.load(std::memory_order_acquire) && g_pool != nullptr)
+    publish_round("the end of a selector: the workers' staged sends");
+  MAILROOM_CHECK(full_.empty() && draining_ == nullptr,
+                 "a mailbox was destroyed with sends of workers not yet delivered");
+}
+
+stage_block* staging::next_block(stage_slot& s, std::uint32_t bytes) {
+  pool& p = *g_pool;
+  stage_block* b = s.current;
+  if (b != nullptr && b->used + bytes <= stage_block::k_bytes) {
+    // A block that has room, first written by a handler's task: termination now counts it.
+    b->has_handler = true;
+    p.handler_work.fetch_add(1, std::memory_order_relaxed);
+    return b;
+  }
+  s.current = nullptr;
+  if (b != nullptr) publish(b);
+  // Bounded: at most k_max_published blocks of this worker wait for worker 0. (Waiting, it takes
+  // part in publish rounds, which publish its other open blocks.)
+  worker_state& w = *p.w[static_cast<std::size_t>(t_worker)];
+  if (w.published.load(std::memory_order_acquire) > k_max_published) {
+    stall_clock clock("a send (worker 0 has not yet taken in this worker's earlier sends)");
+    while (w.published.load(std::memory_order_acquire) > k_max_published) {
+      check_publish();
+      cpu_pause();
+      clock.tick();
+    }
+  }
+  if (!s.listed) {
+    s.listed = true;
+    t_open.push_back(this);
+    touched_.store(true, std::memory_order_relaxed);
+  }
+  {
+    const std::lock_guard lock(p.blocks_m);
+    if (!p.free_blocks.empty()) {
+      b = p.free_blocks.back();
+      p.free_blocks.pop_back();
+    } else {
+      b = nullptr;
+    }
+  }
+  if (b == nullptr) b = new stage_block;
+  b->used = 0;
+  b->owner = t_worker;
+  b->has_handler = t_handler_task;
+  if (t_handler_task) p.handler_work.fetch_add(1, std::memory_order_relaxed);
+  s.current = b;
+  return b;
+}
+
+void staging::publish(stage_block* b) {
+  g_pool->w[static_cast<std::size_t>(b->owner)]->published.fetch_add(1, std::memory_order_relaxed);
+  const std::lock_guard lock(mutex_);
+  full_.push_back(b);
+  published_.store(full_.size(), std::memory_order_release);
+}
+
+void staging::publish_mine() {
+  stage_slot& s = slots_[static_cast<std::size_t>(t_worker)];
+  stage_block* b = s.current;
+  s.current = nullptr;
+  s.listed = false;
+  if (b == nullptr) return;
+  if (b->used == 0)
+    release_block(b);
+  else
+    publish(b);
+}
+
+stage_block* staging::to_drain(std::uint32_t*& at) {
+  if (draining_ == nullptr) {
+    if (published_.load(std::memory_order_acquire) == 0) return nullptr;
+    const std::lock_guard lock(mutex_);
+    if (full_.empty()) return nullptr;
+    draining_ = full_.front();
+    full_.erase(full_.begin());
+    published_.store(full_.size(), std::memory_order_relaxed);
+    drain_at_ = 0;
+  }
+  at = &drain_at_;
+  return draining_;
+}
+
+void staging::drained() {
+  stage_block* b = draining_;
+  draining_ = nullptr;
+  pool& p = *g_pool;
+  p.w[static_cast<std::size_t>(b->owner)]->published.fetch_sub(1, std::memory_order_release);
+  release_block(b);
+}
+
+void staging::release_block(stage_block* b) {
+  if (g_pool == nullptr) {
+    delete b;
+    return;
+  }
+  if (b->has_handler) g_pool->handler_work.fetch_sub(1, std::memory_order_release);
+  b->used = 0;
+  b->has_handler = false;
+  const std::lock_guard lock(g_pool->blocks_m);
+  g_pool->free_blocks.push_back(b);
+}
+
+}  // namespace mailroom::detail
