@@ -6,6 +6,7 @@
 
 #include "mailroom/detail/callback.hpp"
 #include "mailroom/detail/small_pool.hpp"
+#include "mailroom/detail/tasks.hpp"
 #include "mailroom/error.hpp"
 
 #include <atomic>
@@ -59,6 +60,9 @@ struct future_state {
   [[nodiscard]] bool ready() const noexcept { return is_set.load(std::memory_order_acquire); }
   template <class... V>
   void set(V&&... v) {
+    MAILROOM_CHECK(t_worker <= 0,
+                   "promise: a value set from a task on worker {}: continuations run on worker "
+                   "0; return the value from mailroom::async instead", t_worker);
     MAILROOM_CHECK(!value.has_value(), "promise: a value was set twice");
     if constexpr (std::is_void_v<T>)
       value.emplace(true);
@@ -75,6 +79,10 @@ struct future_state {
     for (auto& f : rest) f();
   }
   void on_ready(callback f) {
+    MAILROOM_CHECK(t_worker <= 0,
+                   "then() or when_all() called from a task on worker {}: continuations are "
+                   "attached and run on worker 0; from a task, get() the value instead",
+                   t_worker);
     if (ready())
       f();
     else if (!first)
