@@ -100,6 +100,10 @@ class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
         handler_(std::move(spec.handler)),
         self_(self) {
     concurrent_handlers = spec.concurrent && workers() > 1;
+    MAILROOM_CHECK(workers() == 1 || 4 + sizeof(T) <= stage_block::k_bytes,
+                   "mailbox message of {} bytes: with MAILROOM_WORKERS > 1 a message is at most "
+                   "{} bytes (the blocks in which workers stage their sends)",
+                   sizeof(T), stage_block::k_bytes - 4);
     const auto& ex = exchange::get();
     MAILROOM_CHECK(sizeof(T) + k_header_bytes <= ex.node_capacity(),
                    "mailbox message of {} bytes does not fit in {}={}", sizeof(T),

@@ -37,18 +37,22 @@ void spawn_callable(F&& f) {
 // worker 0, where futures' continuations run.
 template <class R>
 void set_task_value(const std::shared_ptr<future_state<R>>& state) {
-  if (t_worker <= 0)
+  if (t_worker <= 0) {
     state->set();
-  else
+  } else {
+    publish_staged();  // what the task sent is in worker 0's hands before its value is
     complete_on_runtime_thread([state] { state->set(); });
+  }
 }
 template <class R, class V>
 void set_task_value(const std::shared_ptr<future_state<R>>& state, V&& v) {
-  if (t_worker <= 0)
+  if (t_worker <= 0) {
     state->set(std::forward<V>(v));
-  else
+  } else {
+    publish_staged();  // what the task sent is in worker 0's hands before its value is
     complete_on_runtime_thread(
         [state, value = std::forward<V>(v)]() mutable { state->set(std::move(value)); });
+  }
 }
 // Runs (*f)(lo, hi) on pieces of [lo, hi): halves the range until it is at most `grain`,
 // spawning the upper halves (so that idle workers steal large pieces first).
@@ -111,6 +115,10 @@ void spawn(F&& f) {
 template <class F>
 void finish(F&& body) {
   detail::scheduler::check_running("mailroom::finish");
+  MAILROOM_CHECK(!detail::in_handler_context(),
+                 "mailroom::finish called from a handler (or a task a handler spawned): handlers "
+                 "never wait; spawn the tasks with mailroom::spawn, and the selector does not "
+                 "terminate before they have run");
   detail::finish_state scope;
   detail::finish_state* const outer = detail::t_finish;
   const bool runtime_thread = detail::t_worker <= 0;
@@ -143,7 +151,7 @@ template <class I, class F>
   requires std::is_integral_v<I>
 void parallel_for(I begin, I end, F&& f, I grain = 0) {
   if (end <= begin) return;
-  if (detail::workers() == 1) {
+  if (detail::workers() == 1 || detail::in_handler_context()) {  // (a handler never waits)
     // On a local copy, as the handlers' batch loops do: what it captures can stay in registers
     // across the loop, where the original (whose address the pool's path takes) is reloaded
     // after every byte a send stores. (The hottest loops take parallel_for_chunks.)
@@ -169,7 +177,7 @@ template <class I, class F>
   requires std::is_integral_v<I> && std::is_invocable_v<F&, I, I>
 void parallel_for_chunks(I begin, I end, F&& f, I grain = 0) {
   if (end <= begin) return;
-  if (detail::workers() == 1) {
+  if (detail::workers() == 1 || detail::in_handler_context()) {  // (a handler never waits)
     // On a local copy, whose address no task takes: what it captures stays in registers.
     if constexpr (std::is_trivially_copyable_v<std::decay_t<F>> && sizeof(F) <= 256) {
       std::decay_t<F> body = f;

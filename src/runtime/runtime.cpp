@@ -129,6 +129,7 @@ void yield() {
   detail::scheduler::check_running("mailroom::yield");
   // On a pool worker: another task, if one is queued.
   if (detail::t_worker > 0) {
+    detail::publish_staged();  // (what it waits for may need what it sent)
     detail::run_one_task();
     return;
   }

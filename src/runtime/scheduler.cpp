@@ -273,6 +273,7 @@ selector_core::~selector_core() {
 }
 
 void selector_core::done(int m) {
+  check_runtime_thread("done()");
   MAILROOM_CHECK(m >= 0 && m < mailboxes(), "done({}): mailbox id out of range [0, {}) of this {}",
                  m, mailboxes(), kind_);
   const auto mi = static_cast<std::size_t>(m);

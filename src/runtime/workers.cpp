@@ -93,7 +93,8 @@ class stall_clock {
     if (++polls_ % 1024 != 0) return;
     const std::uint64_t limit = current_config().watchdog;
     if (limit == 0) return;
-    const double now = transport::wtime();
+    const double now =
+        std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
     if (t0_ < 0) t0_ = now;
     MAILROOM_CHECK(now - t0_ < static_cast<double>(limit),
                    "watchdog: worker {} has waited {:.0f} s in {} (MAILROOM_WATCHDOG={}): "
@@ -196,6 +197,9 @@ void run(task* t) {
   t_handler_task = outer_handler;
   scheduler::sending_from = outer_from;
   delete t;
+  // What the task staged goes to worker 0 before the task counts as done: a finish (or a
+  // handler's selector) that sees it done sees its sends too (release below, acquire there).
+  if (t_worker > 0) publish_own();
   if (from_handler)
     g_pool->handler_work.fetch_sub(1, std::memory_order_release);
   else
@@ -278,6 +282,12 @@ void stop_workers() {
   delete g_pool;
   g_pool = nullptr;
   t_worker = -1;
+}
+
+bool in_handler_context() noexcept { return scheduler::in_handler() || t_handler_task; }
+
+void publish_staged() {
+  if (t_worker > 0 && g_pool != nullptr) publish_own();
 }
 
 void check_runtime_thread(const char* what) {
@@ -406,7 +416,6 @@ void join(finish_state& fs, const char* what) {
     }
     last = left;
   }
-  publish_round(what);
 }
 
 void help_until(bool (*ready)(const void*), const void* arg, const char* what) {

@@ -164,6 +164,32 @@ int forasync_and_chunks(std::int64_t n) {
   return failures;
 }
 
+// Sends from tasks whose futures are waited for, then done() with no finish around them: what a
+// task sent is in worker 0's hands once its value is.
+int async_sends_then_done(std::int64_t per_task) {
+  int failures = 0;
+  const int P = g_pes;
+  std::int64_t got = 0;
+  {
+    mr::actor<std::int64_t> a([&](std::int64_t v) { got += v; });
+    std::vector<mr::future<std::int64_t>> fs;
+    for (int t = 0; t < 8; ++t)
+      fs.push_back(mr::async([&a, per_task, P] {
+        for (std::int64_t k = 0; k < per_task; ++k) a.send(mr::pe(static_cast<int>(k % P)), 1);
+        return per_task;
+      }));
+    std::int64_t sent = 0;
+    for (auto& f : fs) sent += f.get();
+    EXPECT(sent == 8 * per_task, "the tasks report %lld sends", static_cast<long long>(sent));
+    a.done();
+    a.wait();
+  }
+  const std::int64_t total = mr::all_reduce(got);
+  EXPECT(total == 8 * per_task * P, "%lld messages arrived in all, not %lld",
+         static_cast<long long>(total), static_cast<long long>(8 * per_task * P));
+  return failures;
+}
+
 // Futures of tasks: values, a task that waits for another's future, when_all, then.
 int futures_across_tasks() {
   int failures = 0;
@@ -312,6 +338,7 @@ int main(int argc, char** argv) {
     failures += exactly_once_lambdas(5000);
     failures += nested_finish();
     failures += forasync_and_chunks(1000);
+    failures += async_sends_then_done(3000);
     failures += futures_across_tasks();
     failures += tasks_from_handlers(3000);
     failures += tasks_in_a_cycle(50, 20);

@@ -50,8 +50,8 @@ inline constinit thread_local int t_in_task = 0;
 /// Queues a task: on this worker's deque, or (from a handler) the PE's handler queue, which
 /// worker 0's progress engine also runs. The task's scope counts it from now.
 void spawn(task* t);
-/// Runs tasks (and on worker 0 the progress engine) until fs has no task left, then has every
-/// worker stage-publish what its tasks sent (docs/design.md, workers). `what` names the wait.
+/// Runs tasks (and on worker 0 the progress engine) until fs has no task left; each task has
+/// published what it staged when it ended (docs/design.md, workers). `what` names the wait.
 void join(finish_state& fs, const char* what);
 /// Runs tasks (and on worker 0 the progress engine) until ready(arg): how a pool worker waits
 /// for a future.
@@ -64,6 +64,10 @@ bool run_one_task();
 void complete_on_runtime_thread(callback fn);
 /// Stops the job when `what` is called on a pool worker: only worker 0 runs the runtime.
 void check_runtime_thread(const char* what);
+/// On a pool worker: hands the blocks it has staged to worker 0 now (a task does when it ends).
+void publish_staged();
+/// A handler runs here (or a task a handler spawned): nothing may wait.
+[[nodiscard]] bool in_handler_context() noexcept;
 
 /// A block of sends staged by a pool worker for one mailbox: entries [dest][message] of a typed
 /// mailbox, [header][closure] of a lambda mailbox (see the mailboxes' drain()).
