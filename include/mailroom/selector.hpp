@@ -135,6 +135,13 @@ class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
     conveyor.pop_front();
   }
 
+  // Entries [message] (Sel::stage), from this PE.
+  void run_local(const stage_block& b) override {
+    scheduler::current_source = self_source;
+    run_items(handler_, b.data, b.data + b.used, self_from, false, false);
+    scheduler::current_source = -1;
+  }
+
   // Entries [dest][message] (Sel::stage).
   bool drain(stage_block& b, std::uint32_t& at) override {
     while (at < b.used) {
@@ -234,6 +241,23 @@ class mailbox_impl<lambdas, Sel> final : public mailbox_base {
     }
     scheduler::current_source = -1;
     conveyor.pop_front();
+  }
+
+  // Runs [stride][count][invoke][closures] (Sel::stage_lambda), from this PE: invoke is the
+  // closure type's, one indirect call per run.
+  void run_local(const stage_block& b) override {
+    scheduler::current_source = self_source;
+    const pe from(self_from);
+    for (std::uint32_t at = 0; at < b.used;) {
+      const std::byte* e = b.data + at;
+      std::uint32_t head[2];
+      std::memcpy(head, e, sizeof head);
+      void (*invoke)(const std::byte*, std::uint32_t, std::uint32_t, pe, void*) noexcept;
+      std::memcpy(&invoke, e + 8, sizeof invoke);
+      invoke(e + 16, head[1], head[0], from, self_);
+      at += 16 + head[0] * head[1];
+    }
+    scheduler::current_source = -1;
   }
 
   // Entries [dest][bytes][push][closure] (Sel::stage_lambda): push is the closure type's.
@@ -396,6 +420,7 @@ class selector {
   /// Sends every partly filled buffer of this selector now: latency over aggregation (e.g.
   /// before yield()ing for a reply). Sending continues normally afterwards.
   void flush() {
+    if (detail::t_worker > 0) detail::check_runtime_thread("selector::flush");
     [this]<std::size_t... I>(std::index_sequence<I...>) {
       (std::get<I>(boxes_)->conveyor.flush(true), ...);
     }(std::index_sequence_for<Specs...>{});
@@ -490,6 +515,15 @@ class selector {
     return MAILROOM_LIKELY(open &&
                            static_cast<unsigned>(dest.rank()) < static_cast<unsigned>(pes_));
   }
+  // Whether a send that admitted() refused is a pool worker's that the mailbox takes: as worker
+  // 0's of the same kind would be. Inline (a call per send was 10% of a pool worker's time).
+  [[gnu::always_inline]] bool pool_admitted(const detail::mailbox_base& box, int dest) const {
+    using detail::scheduler;
+    const std::uint8_t from = scheduler::sending_from;
+    return (from & (scheduler::k_from_worker_user | scheduler::k_from_worker_handler)) != 0 &&
+           static_cast<unsigned>(dest) < static_cast<unsigned>(pes_) &&
+           (box.accepts.load(std::memory_order_relaxed) & (from >> 2)) != 0;
+  }
   // A send that admitted() refused: stops the job with the reason, unless it is a pool worker's
   // send that the mailbox takes, which goes into this worker's staging block for the mailbox
   // (worker 0 drains it into the aggregation buffers). The message by value: a reference would
@@ -497,7 +531,11 @@ class selector {
   template <class T>
   [[gnu::cold, gnu::noinline]] void stage(detail::mailbox_base& box, std::size_t i, int dest,
                                           T msg) const {
-    core_->admit_pool_send(static_cast<int>(i), dest);
+    if (MAILROOM_UNLIKELY(!pool_admitted(box, dest))) core_->refuse_send(static_cast<int>(i), dest);
+    if (dest == box.self_from) {  // handled from the block, by any worker (no conveyor)
+      std::memcpy(box.staged.room_local(static_cast<std::uint32_t>(sizeof(T))), &msg, sizeof(T));
+      return;
+    }
     std::byte* e = box.staged.room(static_cast<std::uint32_t>(4 + sizeof(T)));
     std::memcpy(e, &dest, 4);
     std::memcpy(e + 4, &msg, sizeof(T));
@@ -505,8 +543,36 @@ class selector {
   template <class L>
   [[gnu::cold, gnu::noinline]] void stage_lambda(detail::mailbox_base& box, std::size_t i, int dest,
                                                  L closure) const {
-    core_->admit_pool_send(static_cast<int>(i), dest);
+    if (MAILROOM_UNLIKELY(!pool_admitted(box, dest))) core_->refuse_send(static_cast<int>(i), dest);
     constexpr std::uint32_t bytes = 16 + (sizeof(L) + 7) / 8 * 8;
+    if (dest == box.self_from) {  // handled from the block, by any worker (no conveyor)
+      // Runs [stride][count][invoke][closures]: same-type closures follow one header.
+      constexpr std::uint32_t stride = (sizeof(L) + 7) / 8 * 8;
+      void (*invoke)(const std::byte*, std::uint32_t, std::uint32_t, pe, void*) noexcept =
+          &detail::invoke_local_run<L, detail::lambda_owner<L, selector>>;
+      detail::stage_slot& s = box.staged.mine();
+      detail::stage_block* b = s.local;
+      if (b != nullptr && b == s.run_block && s.run_fn == reinterpret_cast<const void*>(invoke) &&
+          b->used + stride <= detail::stage_block::k_bytes &&
+          (!detail::t_handler_task || b->has_handler)) {
+        std::memcpy(b->data + b->used, &closure, sizeof(L));
+        b->used += stride;
+        std::uint32_t count;
+        std::memcpy(&count, b->data + s.run_at + 4, 4);
+        ++count;
+        std::memcpy(b->data + s.run_at + 4, &count, 4);
+        return;
+      }
+      std::byte* e = box.staged.room_local(16 + stride);
+      s.run_block = s.local;
+      s.run_at = static_cast<std::uint32_t>(e - s.local->data);
+      s.run_fn = reinterpret_cast<const void*>(invoke);
+      const std::uint32_t head[2] = {stride, 1};
+      std::memcpy(e, head, sizeof head);
+      std::memcpy(e + 8, &invoke, sizeof invoke);
+      std::memcpy(e + 16, &closure, sizeof(L));
+      return;
+    }
     std::byte* e = box.staged.room(bytes);
     const std::uint32_t head[2] = {static_cast<std::uint32_t>(dest), bytes};
     bool (*push)(detail::conveyor_core&, int, const void*) = &push_staged<L>;

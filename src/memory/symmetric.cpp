@@ -2,6 +2,8 @@
 // by a collective bump allocator that every PE runs in the same order.
 #include "mailroom/symmetric.hpp"
 
+#include "mailroom/detail/tasks.hpp"
+
 #include "transport/transport.hpp"
 
 #include <fmt/format.h>
@@ -334,6 +336,7 @@ void* symmetric_atomic_peer(int pe, const void* p) noexcept {
 
 namespace {
 transport::heap_window& window_for(int pe) {
+  if (t_worker > 0) check_runtime_thread("a one-sided operation on a PE of another node");
   MAILROOM_CHECK(g_window != nullptr, "one-sided access to PE {}, whose symmetric heap is not "
                  "reachable (the runtime has ended?)", pe);
   return *g_window;
@@ -381,6 +384,7 @@ void one_sided_out_of_range(const char* op, int pe, std::size_t i, std::size_t n
 }
 
 void quiet() {
+  if (t_worker > 0) check_runtime_thread("mailroom::quiet (or fence)");
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (g_window != nullptr) g_window->flush_all();
 }

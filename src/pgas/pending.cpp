@@ -1,6 +1,8 @@
 // Transport requests as pending operations of the scheduler.
 #include "pgas/pending.hpp"
 
+#include "mailroom/detail/tasks.hpp"
+
 #include <fmt/format.h>
 
 namespace mailroom::detail {
@@ -35,6 +37,7 @@ class request_op final : public pending_op {
 // Not tested when started: each test is a pass of MPI's progress engine over everything in
 // flight, so testing at each start would cost the square of what is in flight.
 future<void> track(std::unique_ptr<transport::request> req, const op_label& label) {
+  if (t_worker > 0) check_runtime_thread(label.what);
   auto op = std::allocate_shared<request_op>(pool_allocator<request_op>(), std::move(req), label);
   future<void> f = request_op::get_future(op);
   scheduler::pending.push_back(std::move(op));

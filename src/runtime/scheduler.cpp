@@ -213,7 +213,11 @@ credit_wait::~credit_wait() { c_.add_credit_wait(transport::wtime() - t0_); }
 
 mailbox_base::mailbox_base(bool delta_records, std::uint32_t signature, std::size_t item_bytes,
                            const team_lanes* team)
-    : conveyor(delta_records, signature, item_bytes, team), accepts(scheduler::k_from_handler) {}
+    : conveyor(delta_records, signature, item_bytes, team), accepts(scheduler::k_from_handler) {
+  self_source = transport::rank();
+  self_from = team != nullptr ? team->rt->rank_of(self_source) : self_source;
+  staged.set_owner(this);
+}
 
 selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
                              std::string_view kind, const team* t)
@@ -407,16 +411,60 @@ bool selector_core::mailbox_finished(int m) const noexcept {
       .finished;
 }
 
-void selector_core::admit_pool_send(int m, int dest) const {
-  const std::uint8_t from = scheduler::sending_from;
-  const auto mi = static_cast<std::size_t>(m);
-  // A pool worker's send: admitted as worker 0's of the same kind would be, then staged.
-  if ((from & (scheduler::k_from_worker_user | scheduler::k_from_worker_handler)) != 0 &&
-      dest >= 0 && dest < pes_ &&
-      (boxes_[mi]->accepts.load(std::memory_order_relaxed) & (from >> 2)) != 0)
-    return;
-  refuse_send(m, dest);
+namespace {
+[[noreturn]] void handler_threw(const mailbox_base& box, int source, const char* what) {
+  MAILROOM_FAIL("a handler of mailbox {} threw an exception on worker {}, handling a message from "
+                "PE {}: {}. Handlers must not throw: a message would be lost",
+                describe_signature(box.conveyor.signature()), t_worker, source, what);
 }
+}  // namespace
+
+bool mailbox_base::handle_locals(int most) {
+  if (!staged.local_waiting()) return false;
+  const bool serial = !concurrent_handlers;
+  if (serial && handling.exchange(true, std::memory_order_acquire)) return false;
+  // Termination waits while it runs: counted before a block leaves the queue (see step()).
+  hold_handler_work(1);
+  bool any = false;
+  const std::uint8_t outer_from = scheduler::sending_from;
+  const bool outer_task = t_handler_task;
+  const auto run_blocks = [&] {
+    for (; most > 0; --most) {
+      stage_block* b = staged.take_local();
+      if (b == nullptr) break;
+      run_local(*b);
+      staging::release_local(b);
+      any = true;
+    }
+  };
+  try {
+    if (t_worker == 0) {
+      const handler_scope in_handler;
+      run_blocks();
+    } else {
+      scheduler::sending_from = scheduler::k_from_worker_handler;
+      t_handler_task = true;
+      run_blocks();
+      scheduler::sending_from = outer_from;
+      t_handler_task = outer_task;
+      publish_staged();  // what the handlers sent, before the count drops
+    }
+  } catch (const std::exception& e) {
+    handler_threw(*this, self_source, e.what());
+  } catch (...) {
+    handler_threw(*this, self_source, "(not a std::exception)");
+  }
+  if (serial) handling.store(false, std::memory_order_release);
+  hold_handler_work(-1);
+  return any;
+}
+
+namespace {
+// Local blocks a worker handles at a time (it holds the mailbox meanwhile), and polls of worker
+// 0 that leave them to a pool worker looking for work.
+constexpr int k_local_batch = 4;
+constexpr std::uint32_t k_local_skips = 64;
+}  // namespace
 
 bool selector_core::drain_staged() {
   bool any = false;
@@ -555,16 +603,31 @@ bool selector_core::step() {
   for (std::size_t m = 0; m < boxes_.size(); ++m) {
     // Handle what had arrived when the step began (not what handlers send to this PE meanwhile,
     // so a self-sending mailbox cannot starve MPI progress), unless the mailbox is paused.
-    const std::size_t budget = boxes_[m]->conveyor.arrivals();
-    if (budget == 0 || paused(m)) continue;
-    handle(m, budget);
-    any = true;
+    mailbox_base& box = *boxes_[m];
+    const std::size_t budget = box.conveyor.arrivals();
+    if (budget > 0 && !paused(m)) {
+      // With pool workers, one of them may be running this mailbox's handlers (on its blocks to
+      // this PE): then the arrivals wait for the next poll.
+      const bool serial = scheduler::staging_in_use && !box.concurrent_handlers;
+      if (!serial || !box.handling.exchange(true, std::memory_order_acquire)) {
+        handle(m, serial ? std::min<std::size_t>(budget, 2) : budget);
+        if (serial) box.handling.store(false, std::memory_order_release);
+        any = true;
+      }
+    }
+    // The pool workers' blocks to this PE: left to them while one of them looks for work (it
+    // handles its own, in its cache), but not for long (another's may be waiting).
+    if (scheduler::staging_in_use && box.staged.local_waiting() && !paused(m)) {
+      if (pool_looking() && ++box.local_skips < k_local_skips) continue;
+      box.local_skips = 0;
+      any = box.handle_locals(k_local_batch) || any;
+    }
   }
-  // Nothing terminates while a handler's task may still send, or a worker's sends wait here.
-  const bool tasks_busy = handler_work() > 0;
+  // Nothing terminates while a worker's sends wait here or a handler's task may still send. (In
+  // that order: a worker that takes a block away counts in handler_work first.)
   for (std::size_t c = 0; c < components_.size(); ++c) {
     if (components_[c].finished || !closed(c)) continue;
-    if (tasks_busy || staged_waiting(c)) continue;
+    if (staged_waiting(c) || handler_work() > 0) continue;
     if (step_component(c)) {
       components_[c].finished = true;
       ++finished_count_;

@@ -9,12 +9,14 @@
 #include "common/pe_local.hpp"
 #include "transport/transport.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <exception>
 #include <memory>
 #include <thread>
+#include <utility>
 
 #include <fmt/core.h>
 #include <sched.h>
@@ -62,6 +64,7 @@ struct pool {
   std::mutex sleep_m;
   std::condition_variable sleep_cv;
   std::atomic<int> sleepers{0};
+  std::atomic<int> looking{0};  // pool workers idle or waiting for worker 0, spinning
   std::mutex blocks_m;
   std::vector<stage_block*> free_blocks;
   finish_state root;  // tasks spawned outside any finish
@@ -82,6 +85,9 @@ MAILROOM_PE_LOCAL(t_in_task);
 thread_local std::uint64_t t_seen_epoch = 0;
 // The stagings in which this worker has an open block.
 thread_local std::vector<staging*> t_open;
+// The mailboxes to which this pool worker has published blocks to its own PE: it handles them
+// when it looks for work. Forgotten at each publish round (a mailbox being destroyed runs one).
+thread_local std::vector<mailbox_base*> t_local_boxes;
 
 // Stops the job once a wait of a pool worker has lasted the watchdog's time.
 class stall_clock {
@@ -120,8 +126,26 @@ void check_publish() {
   const std::uint64_t e = p.epoch.load(std::memory_order_acquire);
   if (e == t_seen_epoch) return;
   t_seen_epoch = e;
+  t_local_boxes.clear();
   publish_own();
   p.w[static_cast<std::size_t>(t_worker)]->acked.store(e, std::memory_order_release);
+}
+
+// A pool worker looking for work handles the blocks it sent to its own PE (any worker's blocks
+// of those mailboxes), in its cache; true if it handled any.
+bool help_locals() {
+  bool any = false;
+  for (std::size_t k = 0; k < t_local_boxes.size();) {
+    mailbox_base* box = t_local_boxes[k];
+    any = box->handle_locals(4) || any;
+    if (box->staged.local_waiting()) {
+      ++k;
+    } else {
+      t_local_boxes[k] = t_local_boxes.back();
+      t_local_boxes.pop_back();
+    }
+  }
+  return any;
 }
 
 task* pop_front_of(std::mutex& m, std::deque<task*>& q, std::atomic<std::size_t>& size) {
@@ -214,25 +238,34 @@ void worker_main(int k) {
   while (!p.stop.load(std::memory_order_acquire)) {
     check_publish();
     if (task* t = find_task()) {
+      if (idle > 0 && idle < 2000) p.looking.fetch_sub(1, std::memory_order_relaxed);
       run(t);
       idle = 0;
       continue;
     }
+    if (!t_local_boxes.empty() && help_locals()) continue;
     // Nothing to do: what this worker staged goes to worker 0 now, not at the next round.
-    if (idle == 0) publish_own();
+    if (idle == 0) {
+      publish_own();
+      p.looking.fetch_add(1, std::memory_order_relaxed);
+    }
     ++idle;
     if (idle < 2000) {
       cpu_pause();
-    } else if (idle < 2200) {
+      continue;
+    }
+    if (idle == 2000) p.looking.fetch_sub(1, std::memory_order_relaxed);  // (no longer spinning)
+    if (idle < 2200) {
       std::this_thread::yield();
     } else {
       std::unique_lock lock(p.sleep_m);
       p.sleepers.fetch_add(1, std::memory_order_relaxed);
       p.sleep_cv.wait_for(lock, std::chrono::microseconds(200));
       p.sleepers.fetch_sub(1, std::memory_order_relaxed);
-      idle = 2000;
+      idle = 2001;
     }
   }
+  if (idle > 0 && idle < 2000) p.looking.fetch_sub(1, std::memory_order_relaxed);
   publish_own();
 }
 
@@ -292,10 +325,22 @@ void publish_staged() {
 
 void check_runtime_thread(const char* what) {
   MAILROOM_CHECK(t_worker <= 0,
-                 "{} called from a task on worker {}: only worker 0 (the PE's own thread) runs "
-                 "the runtime; from a task, send messages, spawn tasks and wait for futures, "
-                 "and do the rest from worker 0",
+                 "{} called from a task or handler on worker {}: only worker 0 (the PE's own "
+                 "thread) runs the runtime; from a task or handler, send messages, spawn tasks "
+                 "and (tasks) wait for futures, and do the rest from worker 0",
                  what, t_worker);
+}
+
+void spawn_handler_task(task* t) {
+  pool& p = *g_pool;
+  t->from_handler = true;
+  p.handler_work.fetch_add(1, std::memory_order_relaxed);
+  {
+    const std::lock_guard lock(p.hq_m);
+    p.hq.push_back(t);
+    p.hq_size.store(p.hq.size(), std::memory_order_relaxed);
+  }
+  if (p.sleepers.load(std::memory_order_relaxed) > 0) p.sleep_cv.notify_one();
 }
 
 void spawn(task* t) {
@@ -304,15 +349,10 @@ void spawn(task* t) {
                  "mailroom::async called from a thread that is not one of the "
                  "PE's workers");
   pool& p = *g_pool;
-  if (scheduler::in_handler() || t_handler_task) {
-    t->from_handler = true;
-    p.handler_work.fetch_add(1, std::memory_order_relaxed);
-    const std::lock_guard lock(p.hq_m);
-    p.hq.push_back(t);
-    p.hq_size.store(p.hq.size(), std::memory_order_relaxed);
-  } else {
-    t->scope = t_finish != nullptr ? t_finish : &p.root;
-    t->scope->pending.fetch_add(1, std::memory_order_relaxed);
+  if (scheduler::in_handler() || t_handler_task) return spawn_handler_task(t);
+  t->scope = t_finish != nullptr ? t_finish : &p.root;
+  t->scope->pending.fetch_add(1, std::memory_order_relaxed);
+  {
     worker_state& w = *p.w[static_cast<std::size_t>(t_worker)];
     const std::lock_guard lock(w.m);
     w.q.push_back(t);
@@ -333,6 +373,9 @@ bool run_handler_tasks() {
   pool& p = *g_pool;
   // With pool workers, one per poll: they take the rest, while worker 0 keeps taking in buffers
   // and moving their staged sends (all of them at once would leave it the only one handling).
+  // None while a pool worker looks for work: it takes them (handlers' tasks hold its own blocks
+  // to this PE, in its cache), and worker 0 goes on with its own.
+  if (p.n > 1 && p.looking.load(std::memory_order_relaxed) > 0) return false;
   std::size_t budget = p.n > 1 ? 1 : p.hq_size.load(std::memory_order_relaxed);
   bool any = false;
   for (; budget > 0; --budget) {
@@ -342,6 +385,15 @@ bool run_handler_tasks() {
     any = true;
   }
   return any;
+}
+
+void hold_handler_work(int delta) noexcept {
+  g_pool->handler_work.fetch_add(delta, delta > 0 ? std::memory_order_relaxed
+                                                  : std::memory_order_release);
+}
+
+bool pool_looking() noexcept {
+  return g_pool != nullptr && g_pool->looking.load(std::memory_order_relaxed) > 0;
 }
 
 bool handler_tasks_queued() noexcept {
@@ -406,7 +458,7 @@ void join(finish_state& fs, const char* what) {
       // nothing else to do.
       const bool any = scheduler::progress_waiting(what);
       if ((!any && run_one_task()) || left != last) scheduler::note_activity();
-    } else if (run_one_task() || left != last) {
+    } else if (run_one_task() || help_locals() || left != last) {
       clock.reset();
     } else {
       check_publish();
@@ -421,7 +473,7 @@ void join(finish_state& fs, const char* what) {
 void help_until(bool (*ready)(const void*), const void* arg, const char* what) {
   stall_clock clock(what);
   while (!ready(arg)) {
-    if (run_one_task()) {
+    if (run_one_task() || help_locals()) {
       clock.reset();
       continue;
     }
@@ -440,32 +492,49 @@ staging::~staging() {
   // Every worker gives back its open block of this mailbox first (they send to it no more).
   if (touched_.load(std::memory_order_acquire) && g_pool != nullptr)
     publish_round("the end of a selector: the workers' staged sends");
-  MAILROOM_CHECK(full_.empty() && draining_ == nullptr,
+  MAILROOM_CHECK(full_.empty() && draining_ == nullptr && local_full_.empty(),
                  "a mailbox was destroyed with sends of workers not yet delivered");
 }
 
-stage_block* staging::next_block(stage_slot& s, std::uint32_t bytes) {
+stage_block* staging::next_block(stage_slot& s, std::uint32_t bytes, bool local) {
   pool& p = *g_pool;
-  stage_block* b = s.current;
+  stage_block*& slot = local ? s.local : s.current;
+  stage_block* b = slot;
   if (b != nullptr && b->used + bytes <= stage_block::k_bytes) {
     // A block that has room, first written by a handler's task: termination now counts it.
     b->has_handler = true;
     p.handler_work.fetch_add(1, std::memory_order_relaxed);
     return b;
   }
-  s.current = nullptr;
-  if (b != nullptr) publish(b);
+  slot = nullptr;
+  if (b != nullptr) publish(b, local);
   // Bounded: at most k_max_published blocks of this worker wait for worker 0. (Waiting, it takes
   // part in publish rounds, which publish its other open blocks.)
+  // A handler's task never waits (as a handler on worker 0 never does: it spills): its sends are
+  // bounded by the arrivals it handles, which its mailbox takes in no more of meanwhile.
   worker_state& w = *p.w[static_cast<std::size_t>(t_worker)];
-  if (w.published.load(std::memory_order_acquire) > k_max_published) {
+  if (!t_handler_task && w.published.load(std::memory_order_acquire) > k_max_published) {
     stall_clock clock("a send (worker 0 has not yet taken in this worker's earlier sends)");
+    p.looking.fetch_add(1, std::memory_order_relaxed);
     while (w.published.load(std::memory_order_acquire) > k_max_published) {
+      // Meanwhile it runs handlers' tasks (which never wait): those of its own blocks to this
+      // PE among them. Each publishes its blocks when it ends, this slot's too.
+      if (help_locals()) {
+        clock.reset();
+        continue;
+      }
+      if (task* t = pop_front_of(p.hq_m, p.hq, p.hq_size)) {
+        run(t);
+        clock.reset();
+        continue;
+      }
       check_publish();
       cpu_pause();
       clock.tick();
     }
+    p.looking.fetch_sub(1, std::memory_order_relaxed);
   }
+  if (slot != nullptr) publish(std::exchange(slot, nullptr), local);  // (a handler task's)
   if (!s.listed) {
     s.listed = true;
     t_open.push_back(this);
@@ -485,27 +554,52 @@ stage_block* staging::next_block(stage_slot& s, std::uint32_t bytes) {
   b->owner = t_worker;
   b->has_handler = t_handler_task;
   if (t_handler_task) p.handler_work.fetch_add(1, std::memory_order_relaxed);
-  s.current = b;
+  slot = b;
   return b;
 }
 
-void staging::publish(stage_block* b) {
+void staging::publish(stage_block* b, bool local) {
   g_pool->w[static_cast<std::size_t>(b->owner)]->published.fetch_add(1, std::memory_order_relaxed);
+  if (local && std::find(t_local_boxes.begin(), t_local_boxes.end(), owner_) == t_local_boxes.end())
+    t_local_boxes.push_back(owner_);
   const std::lock_guard lock(mutex_);
-  full_.push_back(b);
-  published_.store(full_.size(), std::memory_order_release);
+  if (local) {
+    local_full_.push_back(b);
+    published_local_.store(local_full_.size(), std::memory_order_release);
+  } else {
+    full_.push_back(b);
+    published_.store(full_.size(), std::memory_order_release);
+  }
 }
 
 void staging::publish_mine() {
   stage_slot& s = slots_[static_cast<std::size_t>(t_worker)];
-  stage_block* b = s.current;
-  s.current = nullptr;
   s.listed = false;
-  if (b == nullptr) return;
-  if (b->used == 0)
-    release_block(b);
-  else
-    publish(b);
+  for (const bool local : {false, true}) {
+    stage_block*& slot = local ? s.local : s.current;
+    stage_block* b = slot;
+    slot = nullptr;
+    if (b == nullptr) continue;
+    if (b->used == 0)
+      release_block(b);
+    else
+      publish(b, local);
+  }
+}
+
+stage_block* staging::take_local() {
+  if (published_local_.load(std::memory_order_acquire) == 0) return nullptr;
+  const std::lock_guard lock(mutex_);
+  if (local_full_.empty()) return nullptr;
+  stage_block* b = local_full_.front();
+  local_full_.erase(local_full_.begin());
+  published_local_.store(local_full_.size(), std::memory_order_release);
+  return b;
+}
+
+void staging::release_local(stage_block* b) {
+  g_pool->w[static_cast<std::size_t>(b->owner)]->published.fetch_sub(1, std::memory_order_release);
+  release_block(b);
 }
 
 stage_block* staging::to_drain(std::uint32_t*& at) {

@@ -76,7 +76,8 @@ int exactly_once_typed(std::int64_t n) {
 }
 
 // Lambda messages from every worker, into a symmetric array: each PE adds k + 1 at slot k % m
-// of PE k % P; sums checked.
+// of PE k % P; sums checked. Two closure types, interleaved (runs of one type in a worker's
+// block to its own PE), the second checking its `from`.
 int exactly_once_lambdas(std::int64_t n) {
   int failures = 0;
   const int P = g_pes;
@@ -89,7 +90,14 @@ int exactly_once_lambdas(std::int64_t n) {
     mr::parallel_for(
         std::int64_t{0}, n,
         [&](std::int64_t k) {
-          l.send(mr::pe(static_cast<int>(k % P)), [=] { sums[k % m] += k + 1; });
+          if (k % 3 != 0) {
+            l.send(mr::pe(static_cast<int>(k % P)), [=] { sums[k % m] += k + 1; });
+          } else {
+            const int src = g_me;
+            l.send(mr::pe(static_cast<int>(k % P)), [=](mr::pe from) {
+              sums[k % m] += from.rank() == src ? k + 1 : 1000000000;
+            });
+          }
         },
         std::int64_t{7});
     l.done();
@@ -328,6 +336,69 @@ int concurrent_handlers(std::int64_t n) {
   return failures;
 }
 
+// Sends of pool workers to their own PE are handled straight from their blocks, by whichever
+// worker is free, yet an ordinary mailbox's handlers still run one at a time, each message once,
+// with `from` and sender() this PE; over a team too, where `from` is the rank in the team.
+int sends_to_own_pe(std::int64_t n) {
+  int failures = 0;
+  struct msg {
+    std::int32_t from;  // the sender's rank (in the team)
+    std::int32_t world;  // and in the job
+    std::int64_t k;
+  };
+  const mr::team halves = mr::team::world().split(g_me % 2, g_me);
+  for (const bool over_team : {false, true}) {
+    const int size = over_team ? halves.size() : g_pes;
+    const int me = over_team ? halves.rank() : g_me;
+    std::vector<std::int32_t> got(static_cast<std::size_t>(n * size), 0);
+    std::atomic<int> inside{0};
+    std::int64_t overlaps = 0, bad = 0, off_worker0 = 0;
+    auto handler = [&](const msg& m, mr::pe from) {
+      if (inside.fetch_add(1) != 0) ++overlaps;
+      if (m.from != from.rank() || m.world != mr::sender().rank() || m.k < 0 || m.k >= n)
+        ++bad;
+      else
+        ++got[static_cast<std::size_t>(m.from * n + m.k)];
+      if (mr::this_worker() != 0) ++off_worker0;
+      inside.fetch_sub(1);
+    };
+    auto run = [&](auto& a) {
+      // Most to this PE (the path under test), the rest spread over the others.
+      mr::parallel_for(std::int64_t{0}, n, [&](std::int64_t k) {
+        const int dest = k % 4 != 0 ? me : static_cast<int>(mix(static_cast<std::uint64_t>(k)) %
+                                                              static_cast<std::uint64_t>(size));
+        a.send(mr::pe(dest), msg{me, g_me, k});
+      });
+      a.done();
+      a.wait();
+    };
+    if (over_team) {
+      mr::actor<msg> a(halves, handler);
+      run(a);
+    } else {
+      mr::actor<msg> a(handler);
+      run(a);
+    }
+    std::int64_t wrong = 0;
+    for (int r = 0; r < size; ++r)
+      for (std::int64_t k = 0; k < n; ++k) {
+        const int dest = k % 4 != 0 ? r : static_cast<int>(mix(static_cast<std::uint64_t>(k)) %
+                                                           static_cast<std::uint64_t>(size));
+        if (got[static_cast<std::size_t>(r * n + k)] != (dest == me ? 1 : 0)) ++wrong;
+      }
+    EXPECT(bad == 0, "%s: %lld messages with a wrong from, sender() or id",
+           over_team ? "team" : "job", static_cast<long long>(bad));
+    EXPECT(wrong == 0, "%s: %lld messages handled a wrong number of times",
+           over_team ? "team" : "job", static_cast<long long>(wrong));
+    EXPECT(overlaps == 0, "%s: the mailbox ran %lld handlers while another ran",
+           over_team ? "team" : "job", static_cast<long long>(overlaps));
+    if (mr::num_workers() == 1)
+      EXPECT(off_worker0 == 0, "with one worker, %lld handlers ran off worker 0",
+             static_cast<long long>(off_worker0));
+  }
+  return failures;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -343,6 +414,7 @@ int main(int argc, char** argv) {
     failures += tasks_from_handlers(3000);
     failures += tasks_in_a_cycle(50, 20);
     failures += concurrent_handlers(4000);
+    failures += sends_to_own_pe(20000);
     return mailroom_test::verdict(failures);
   });
 }

@@ -123,6 +123,18 @@ void invoke_one(const std::byte* bytes, pe from, void* self) noexcept {
   call_closure<Sel>(*std::launder(reinterpret_cast<const L*>(storage)), from, self);
 }
 
+/// Calls `count` closures of type L stored one after another, `stride` bytes apart (a run in a
+/// pool worker's block of sends to its own PE: mailbox_impl<lambdas>::run_local).
+template <class L, class Sel>
+void invoke_local_run(const std::byte* p, std::uint32_t count, std::uint32_t stride, pe from,
+                      void* self) noexcept {
+  for (std::uint32_t r = 0; r < count; ++r, p += stride) {
+    alignas(L) unsigned char storage[sizeof(L)];
+    std::memcpy(storage, p, sizeof(L));
+    call_closure<Sel>(*std::launder(reinterpret_cast<const L*>(storage)), from, self);
+  }
+}
+
 /// The registry's key: the closure type, and the selector type for closures that take `self`.
 template <class L, class Sel>
 struct lambda_key {};

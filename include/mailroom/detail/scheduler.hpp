@@ -32,6 +32,9 @@ class mailbox_base {
   virtual ~mailbox_base() = default;
   /// Runs the handler on every item of the front arrival, then releases it.
   virtual void process_front() = 0;
+  /// Runs the handler on every entry of a local block: sends of a pool worker to this PE
+  /// (typed: [message]; lambdas: runs [stride][count][invoke][closures]), from this PE.
+  virtual void run_local(const stage_block& b) = 0;
   /// Pushes the entries of a block that a pool worker staged, from `at` on (advanced); false
   /// when a push is refused for want of a credit (the rest waits for the next poll).
   virtual bool drain(stage_block& b, std::uint32_t& at) = 0;
@@ -39,14 +42,30 @@ class mailbox_base {
   conveyor_core conveyor;
   /// Where sends may come from now, as scheduler::k_from_user and k_from_handler bits: from
   /// user code while the mailbox is an entry not yet done, from handlers until the runtime
-  /// closes it on this PE. Read by the pool workers' sends too.
-  std::atomic<std::uint8_t> accepts;
+  /// closes it on this PE. Read by the pool workers' sends too: on a cache line of its own
+  /// with the staging's slots (which they read per send), away from what worker 0 writes per
+  /// buffer (the conveyor's state, the staging's queue). Sharing one line with them cost a pool
+  /// worker's send about 8 ns (1 PE x 2 workers, histogram).
+  alignas(64) std::atomic<std::uint8_t> accepts;
   /// What pool workers sent to it and worker 0 has not yet pushed.
   staging staged;
   /// Its arrivals go to tasks, buffer by buffer (mailbox(handler, concurrent), several workers).
   bool concurrent_handlers = false;
   /// Arrivals handed to tasks and not yet handled: the mailbox pauses at a few per worker.
   std::atomic<int> in_hands{0};
+
+  /// This PE as the `from` of its own sends (its rank in the team) and as their source.
+  int self_from = 0, self_source = 0;
+  /// With several workers, held by the worker that runs this mailbox's handlers now: worker 0 on
+  /// the arrivals, any worker on local blocks (what pool workers sent to this PE, handled where
+  /// they are, without the conveyor), so that they run one at a time (the actor guarantee). A
+  /// concurrent mailbox takes none. Taken once per buffer or block, never per message.
+  std::atomic<bool> handling{false};
+  /// Polls of worker 0 that left the local blocks to a pool worker (see handle_locals).
+  std::uint32_t local_skips = 0;
+  /// Runs the handler on at most `most` local blocks, on this worker, unless another worker runs
+  /// this mailbox's handlers now; true if it ran any.
+  bool handle_locals(int most);
 };
 
 class selector_core;
@@ -188,9 +207,7 @@ class selector_core {
   /// Processes arrivals and advances termination; returns true if anything happened.
   bool step();
 
-  /// Cold path of send(): returns for the send of a pool worker that mailbox m takes (to be
-  /// staged); otherwise explains why it does not take this send, and stops the job.
-  void admit_pool_send(int m, int dest) const;
+  /// Explains why mailbox m does not take this send (the cold path of send()), and stops the job.
   [[noreturn]] void refuse_send(int m, int dest) const;
   /// Worker 0: pushes what pool workers staged for its mailboxes; true if it pushed any.
   bool drain_staged();

@@ -19,6 +19,8 @@
 
 namespace mailroom::detail {
 
+class mailbox_base;
+
 /// What a finish waits for: the tasks spawned in it (transitively) and not yet completed.
 struct finish_state {
   std::atomic<std::int64_t> pending{0};
@@ -50,6 +52,12 @@ inline constinit thread_local int t_in_task = 0;
 /// Queues a task: on this worker's deque, or (from a handler) the PE's handler queue, which
 /// worker 0's progress engine also runs. The task's scope counts it from now.
 void spawn(task* t);
+/// Counts (delta 1) or uncounts (-1) handler work that is in no task: termination waits for it.
+void hold_handler_work(int delta) noexcept;
+/// Whether a pool worker is spinning for work (idle, or waiting for its sends to be taken in).
+[[nodiscard]] bool pool_looking() noexcept;
+/// Queues a task as a handler's (the handler queue; termination waits for it), from anywhere.
+void spawn_handler_task(task* t);
 /// Runs tasks (and on worker 0 the progress engine) until fs has no task left; each task has
 /// published what it staged when it ended (docs/design.md, workers). `what` names the wait.
 void join(finish_state& fs, const char* what);
@@ -79,10 +87,17 @@ struct stage_block {
   alignas(16) std::byte data[k_bytes];
 };
 
-/// One worker's open block for one mailbox. Only its worker touches it; others reach it through
-/// a publish round (publish_all).
+/// One worker's open blocks for one mailbox: of sends to other PEs, and of sends to its own PE
+/// (handled straight from the block). Only its worker touches them; others reach them through a
+/// publish round (publish_all).
 struct alignas(64) stage_slot {
   stage_block* current = nullptr;
+  stage_block* local = nullptr;
+  /// The open run of same-type closures in the local block of a lambda mailbox: its block, the
+  /// offset of its header and its type's function (see Sel::stage_lambda).
+  stage_block* run_block = nullptr;
+  std::uint32_t run_at = 0;
+  const void* run_fn = nullptr;
   bool listed = false;  ///< in its worker's list of open slots (until it next publishes them)
 };
 
@@ -93,24 +108,31 @@ class staging {
   staging();
   ~staging();
   staging(const staging&) = delete;
+  /// The mailbox whose sends it stages (local blocks are handled by it).
+  void set_owner(mailbox_base* box) noexcept { owner_ = box; }
   staging& operator=(const staging&) = delete;
 
   /// Room for `bytes` of one entry in this worker's block (a full block is published first);
   /// may wait for worker 0 to drain this worker's earlier blocks.
-  [[nodiscard]] std::byte* room(std::uint32_t bytes) {
-    stage_slot& s = slots_[static_cast<std::size_t>(t_worker)];
-    stage_block* b = s.current;
-    if (b == nullptr || b->used + bytes > stage_block::k_bytes ||
-        (t_handler_task && !b->has_handler))
-      b = next_block(s, bytes);
-    std::byte* p = b->data + b->used;
-    b->used += bytes;
-    return p;
-  }
-  /// Whether blocks wait to be drained (worker 0, cheap).
+  [[nodiscard]] std::byte* room(std::uint32_t bytes) { return room_in(bytes, false); }
+  /// This worker's slot (a pool worker's).
+  [[nodiscard]] stage_slot& mine() noexcept { return slots_[static_cast<std::size_t>(t_worker)]; }
+  /// Room for `bytes` of one entry for this PE itself in this worker's local block, as room().
+  [[nodiscard]] std::byte* room_local(std::uint32_t bytes) { return room_in(bytes, true); }
+  /// Whether blocks wait to be drained or handled (worker 0, cheap).
   [[nodiscard]] bool waiting() const noexcept {
-    return published_.load(std::memory_order_relaxed) > 0 || draining_ != nullptr;
+    return published_.load(std::memory_order_relaxed) > 0 || draining_ != nullptr ||
+           local_waiting();
   }
+  /// Whether local blocks wait to be handled.
+  [[nodiscard]] bool local_waiting() const noexcept {
+    return published_local_.load(std::memory_order_acquire) > 0;
+  }
+  /// Worker 0: the oldest local block not yet handled (null: none). Give it back with
+  /// release_local once handled.
+  stage_block* take_local();
+  /// A local block is handled (any worker): gives it back.
+  static void release_local(stage_block* b);
   /// Worker 0: the next block to drain and where its undrained entries begin (null: none).
   stage_block* to_drain(std::uint32_t*& at);
   /// Worker 0: the block to_drain gave is drained: gives it back.
@@ -119,16 +141,29 @@ class staging {
   void publish_mine();
 
  private:
-  stage_block* next_block(stage_slot& s, std::uint32_t bytes);
-  void publish(stage_block* b);
+  [[nodiscard]] std::byte* room_in(std::uint32_t bytes, bool local) {
+    stage_slot& s = slots_[static_cast<std::size_t>(t_worker)];
+    stage_block* b = local ? s.local : s.current;
+    if (b == nullptr || b->used + bytes > stage_block::k_bytes ||
+        (t_handler_task && !b->has_handler))
+      b = next_block(s, bytes, local);
+    std::byte* p = b->data + b->used;
+    b->used += bytes;
+    return p;
+  }
+  stage_block* next_block(stage_slot& s, std::uint32_t bytes, bool local);
+  void publish(stage_block* b, bool local);
   static void release_block(stage_block* b);
-  std::vector<stage_slot> slots_;
-  std::mutex mutex_;
+  std::vector<stage_slot> slots_;  // (read per send by the pool workers: see mailbox_base)
+  alignas(64) std::mutex mutex_;
   std::vector<stage_block*> full_;  // published, in order
   std::atomic<std::size_t> published_{0};
+  std::vector<stage_block*> local_full_;  // local blocks published, in order
+  std::atomic<std::size_t> published_local_{0};
   stage_block* draining_ = nullptr;  // worker 0's
   std::uint32_t drain_at_ = 0;
   std::atomic<bool> touched_{false};  // a worker has had a block of it
+  mailbox_base* owner_ = nullptr;
 };
 
 /// Sends of handlers' tasks not yet in the aggregation buffers, plus handler tasks not yet done:
