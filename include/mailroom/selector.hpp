@@ -47,8 +47,8 @@ struct concurrent_t {
 /// `mailbox<T>(handler, concurrent)`: with several workers (MAILROOM_WORKERS), the arrivals of
 /// this mailbox are handed to the workers buffer by buffer, so its handler runs on several
 /// threads at once and must be safe to (atomics, or state per worker: this_worker()). From a pool
-/// worker a handler may send and spawn as any handler may; sender() is not set there (use the
-/// handler's `from`). Exactly-once and termination hold unchanged; at most a few buffers per
+/// worker a handler may send and spawn as any handler may; sender() is set only for what a
+/// worker sent to its own PE (use the handler's `from`). Exactly-once and termination hold unchanged; at most a few buffers per
 /// worker are taken in ahead of their handlers (the rest wait in the aggregation layer, under
 /// its back-pressure). With one worker, an ordinary mailbox.
 inline constexpr concurrent_t concurrent{};

@@ -16,7 +16,6 @@
 namespace mailroom::detail {
 
 bool scheduler::staging_in_use = false;
-int scheduler::current_source = -1;
 std::vector<selector_core*> scheduler::live;
 std::vector<void*> scheduler::owners;
 std::vector<void*> scheduler::team_owners;

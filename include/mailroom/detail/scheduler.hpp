@@ -109,7 +109,8 @@ struct scheduler {
   }
   /// Worker 0 drains pool workers' staged sends (MAILROOM_WORKERS > 1).
   static bool staging_in_use;
-  static int current_source;    ///< the PE whose message is being handled
+  /// The PE whose message is being handled (per thread: handlers run on pool workers too).
+  static constinit inline thread_local int current_source = -1;
   static std::vector<selector_core*> live;           ///< by construction order
   /// Selector id -> the typed selector that owns it (null once gone; ids are its indices): what
   /// a selector_ref in a lambda message looks up on every send through it (the table, then
