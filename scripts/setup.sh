@@ -11,7 +11,8 @@ shift || true
 # Open MPI is the default MPI; MPICH (mpich, libmpich-dev) is installed beside it for the test
 # suite's MPICH build, which names its compiler wrapper and launcher (mpicxx.mpich, mpiexec.mpich).
 packages=(build-essential cmake ninja-build openmpi-bin libopenmpi-dev mpich libmpich-dev
-          libfmt-dev libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev iproute2)
+          libfmt-dev libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev iproute2
+          libtbb-dev)
 case "${CXX:-}" in *clang*) packages+=(clang libclang-rt-14-dev llvm) ;; esac
 missing=()
 for p in "${packages[@]}"; do
