@@ -48,9 +48,10 @@ struct concurrent_t {
 /// this mailbox are handed to the workers buffer by buffer, so its handler runs on several
 /// threads at once and must be safe to (atomics, or state per worker: this_worker()). From a pool
 /// worker a handler may send and spawn as any handler may; sender() is set only for what a
-/// worker sent to its own PE (use the handler's `from`). Exactly-once and termination hold unchanged; at most a few buffers per
-/// worker are taken in ahead of their handlers (the rest wait in the aggregation layer, under
-/// its back-pressure). With one worker, an ordinary mailbox.
+/// worker sent to its own PE (use the handler's `from`). Exactly-once and termination hold
+/// unchanged; at most a few buffers per worker are taken in ahead of their handlers (the rest
+/// wait in the aggregation layer, under its back-pressure). With one worker, an ordinary
+/// mailbox.
 inline constexpr concurrent_t concurrent{};
 template <class T, class H>
 [[nodiscard]] mailbox_spec<T, std::decay_t<H>> mailbox(H&& handler, concurrent_t) {
@@ -531,7 +532,8 @@ class selector {
   template <class T>
   [[gnu::cold, gnu::noinline]] void stage(detail::mailbox_base& box, std::size_t i, int dest,
                                           T msg) const {
-    if (MAILROOM_UNLIKELY(!pool_admitted(box, dest))) core_->refuse_send(static_cast<int>(i), dest);
+    if (MAILROOM_UNLIKELY(!pool_admitted(box, dest)))
+      core_->refuse_send(static_cast<int>(i), dest);
     if (dest == box.self_from) {  // handled from the block, by any worker (no conveyor)
       std::memcpy(box.staged.room_local(static_cast<std::uint32_t>(sizeof(T))), &msg, sizeof(T));
       return;
@@ -543,7 +545,8 @@ class selector {
   template <class L>
   [[gnu::cold, gnu::noinline]] void stage_lambda(detail::mailbox_base& box, std::size_t i, int dest,
                                                  L closure) const {
-    if (MAILROOM_UNLIKELY(!pool_admitted(box, dest))) core_->refuse_send(static_cast<int>(i), dest);
+    if (MAILROOM_UNLIKELY(!pool_admitted(box, dest)))
+      core_->refuse_send(static_cast<int>(i), dest);
     constexpr std::uint32_t bytes = 16 + (sizeof(L) + 7) / 8 * 8;
     if (dest == box.self_from) {  // handled from the block, by any worker (no conveyor)
       // Runs [stride][count][invoke][closures]: same-type closures follow one header.

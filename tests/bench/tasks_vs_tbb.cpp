@@ -25,8 +25,7 @@ namespace mr = mailroom;
 namespace {
 
 double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 template <class F>
@@ -79,10 +78,11 @@ int main(int argc, char** argv) {
     g.wait();
   });
   failures += ran.load() != n * reps;
-  std::printf("spawn+join %lld tasks, %d workers: mailroom %.1f ns/task, oneTBB task_group "
-              "%.1f ns/task (mailroom/tbb %.2f)\n",
-              static_cast<long long>(n), workers, t_mr / static_cast<double>(n) * 1e9,
-              t_tbb / static_cast<double>(n) * 1e9, t_mr / t_tbb);
+  std::printf(
+      "spawn+join %lld tasks, %d workers: mailroom %.1f ns/task, oneTBB task_group "
+      "%.1f ns/task (mailroom/tbb %.2f)\n",
+      static_cast<long long>(n), workers, t_mr / static_cast<double>(n) * 1e9,
+      t_tbb / static_cast<double>(n) * 1e9, t_mr / t_tbb);
 
   // A parallel loop: the sum of work(i) over [0, 16 N).
   const std::int64_t m = 16 * n;
@@ -102,16 +102,18 @@ int main(int argc, char** argv) {
     std::atomic<std::uint64_t> total{0};
     tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, m), [&](const auto& r) {
       std::uint64_t s = 0;
-      for (std::int64_t i = r.begin(); i < r.end(); ++i) s += work(static_cast<std::uint64_t>(i)) >> 40;
+      for (std::int64_t i = r.begin(); i < r.end(); ++i)
+        s += work(static_cast<std::uint64_t>(i)) >> 40;
       total.fetch_add(s, std::memory_order_relaxed);
     });
     sum_tbb = total.load();
   });
   failures += sum_mr != sum_tbb;
-  std::printf("parallel loop over %lld elements, %d workers: mailroom %.2f ns/element, oneTBB "
-              "parallel_for %.2f ns/element (mailroom/tbb %.2f)\n",
-              static_cast<long long>(m), workers, l_mr / static_cast<double>(m) * 1e9,
-              l_tbb / static_cast<double>(m) * 1e9, l_mr / l_tbb);
+  std::printf(
+      "parallel loop over %lld elements, %d workers: mailroom %.2f ns/element, oneTBB "
+      "parallel_for %.2f ns/element (mailroom/tbb %.2f)\n",
+      static_cast<long long>(m), workers, l_mr / static_cast<double>(m) * 1e9,
+      l_tbb / static_cast<double>(m) * 1e9, l_mr / l_tbb);
   if (failures != 0) std::printf("FAILED: tasks lost or sums differ\n");
   return failures != 0 ? 1 : 0;
 }
