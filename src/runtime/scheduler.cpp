@@ -418,7 +418,7 @@ namespace {
 }
 }  // namespace
 
-bool mailbox_base::handle_locals(int most) {
+bool mailbox_base::handle_locals() {
   if (!staged.local_waiting()) return false;
   const bool serial = !concurrent_handlers;
   if (serial && handling.exchange(true, std::memory_order_acquire)) return false;
@@ -428,7 +428,7 @@ bool mailbox_base::handle_locals(int most) {
   const std::uint8_t outer_from = scheduler::sending_from;
   const bool outer_task = t_handler_task;
   const auto run_blocks = [&] {
-    for (; most > 0; --most) {
+    for (int most = k_local_batch; most > 0; --most) {
       stage_block* b = staged.take_local();
       if (b == nullptr) break;
       run_local(*b);
@@ -459,9 +459,7 @@ bool mailbox_base::handle_locals(int most) {
 }
 
 namespace {
-// Local blocks a worker handles at a time (it holds the mailbox meanwhile), and polls of worker
-// 0 that leave them to a pool worker looking for work.
-constexpr int k_local_batch = 4;
+// Polls of worker 0 that leave local blocks to a pool worker looking for work.
 constexpr std::uint32_t k_local_skips = 64;
 }  // namespace
 
@@ -619,7 +617,7 @@ bool selector_core::step() {
     if (scheduler::staging_in_use && box.staged.local_waiting() && !paused(m)) {
       if (pool_looking() && ++box.local_skips < k_local_skips) continue;
       box.local_skips = 0;
-      any = box.handle_locals(k_local_batch) || any;
+      any = box.handle_locals() || any;
     }
   }
   // Nothing terminates while a worker's sends wait here or a handler's task may still send. (In

@@ -137,7 +137,7 @@ bool help_locals() {
   bool any = false;
   for (std::size_t k = 0; k < t_local_boxes.size();) {
     mailbox_base* box = t_local_boxes[k];
-    any = box->handle_locals(4) || any;
+    any = box->handle_locals() || any;
     if (box->staged.local_waiting()) {
       ++k;
     } else {
@@ -235,37 +235,37 @@ void worker_main(int k) {
   scheduler::sending_from = scheduler::k_from_worker_user;
   pool& p = *g_pool;
   int idle = 0;
+  bool spinning = false;  // counted in p.looking
+  const auto spin = [&](bool on) {
+    if (on != spinning) p.looking.fetch_add(on ? 1 : -1, std::memory_order_relaxed);
+    spinning = on;
+  };
   while (!p.stop.load(std::memory_order_acquire)) {
     check_publish();
     if (task* t = find_task()) {
-      if (idle > 0 && idle < 2000) p.looking.fetch_sub(1, std::memory_order_relaxed);
+      spin(false);
       run(t);
       idle = 0;
       continue;
     }
     if (!t_local_boxes.empty() && help_locals()) continue;
     // Nothing to do: what this worker staged goes to worker 0 now, not at the next round.
-    if (idle == 0) {
-      publish_own();
-      p.looking.fetch_add(1, std::memory_order_relaxed);
-    }
+    if (idle == 0) publish_own();
     ++idle;
+    spin(idle < 2000);
     if (idle < 2000) {
       cpu_pause();
-      continue;
-    }
-    if (idle == 2000) p.looking.fetch_sub(1, std::memory_order_relaxed);  // (no longer spinning)
-    if (idle < 2200) {
+    } else if (idle < 2200) {
       std::this_thread::yield();
     } else {
       std::unique_lock lock(p.sleep_m);
       p.sleepers.fetch_add(1, std::memory_order_relaxed);
       p.sleep_cv.wait_for(lock, std::chrono::microseconds(200));
       p.sleepers.fetch_sub(1, std::memory_order_relaxed);
-      idle = 2001;
+      idle = 2000;
     }
   }
-  if (idle > 0 && idle < 2000) p.looking.fetch_sub(1, std::memory_order_relaxed);
+  spin(false);
   publish_own();
 }
 
@@ -331,6 +331,8 @@ void check_runtime_thread(const char* what) {
                  what, t_worker);
 }
 
+namespace {
+// Queues a task as a handler's: the handler queue, which termination waits for.
 void spawn_handler_task(task* t) {
   pool& p = *g_pool;
   t->from_handler = true;
@@ -342,6 +344,7 @@ void spawn_handler_task(task* t) {
   }
   if (p.sleepers.load(std::memory_order_relaxed) > 0) p.sleep_cv.notify_one();
 }
+}  // namespace
 
 void spawn(task* t) {
   scheduler::check_running("mailroom::async");
@@ -373,8 +376,7 @@ bool run_handler_tasks() {
   pool& p = *g_pool;
   // With pool workers, one per poll: they take the rest, while worker 0 keeps taking in buffers
   // and moving their staged sends (all of them at once would leave it the only one handling).
-  // None while a pool worker looks for work: it takes them (handlers' tasks hold its own blocks
-  // to this PE, in its cache), and worker 0 goes on with its own.
+  // None while a pool worker looks for work: it takes them, and worker 0 goes on with its own.
   if (p.n > 1 && p.looking.load(std::memory_order_relaxed) > 0) return false;
   std::size_t budget = p.n > 1 ? 1 : p.hq_size.load(std::memory_order_relaxed);
   bool any = false;
@@ -517,8 +519,8 @@ stage_block* staging::next_block(stage_slot& s, std::uint32_t bytes, bool local)
     stall_clock clock("a send (worker 0 has not yet taken in this worker's earlier sends)");
     p.looking.fetch_add(1, std::memory_order_relaxed);
     while (w.published.load(std::memory_order_acquire) > k_max_published) {
-      // Meanwhile it runs handlers' tasks (which never wait): those of its own blocks to this
-      // PE among them. Each publishes its blocks when it ends, this slot's too.
+      // Meanwhile it handles its blocks to this PE and runs handlers' tasks (neither waits);
+      // each publishes what it staged when it ends, this slot's block too.
       if (help_locals()) {
         clock.reset();
         continue;

@@ -63,9 +63,11 @@ class mailbox_base {
   std::atomic<bool> handling{false};
   /// Polls of worker 0 that left the local blocks to a pool worker (see handle_locals).
   std::uint32_t local_skips = 0;
-  /// Runs the handler on at most `most` local blocks, on this worker, unless another worker runs
-  /// this mailbox's handlers now; true if it ran any.
-  bool handle_locals(int most);
+  /// Local blocks a worker handles at a time (it holds the mailbox meanwhile).
+  static constexpr int k_local_batch = 4;
+  /// Runs the handler on at most k_local_batch local blocks, on this worker, unless another
+  /// worker runs this mailbox's handlers now; true if it ran any.
+  bool handle_locals();
 };
 
 class selector_core;

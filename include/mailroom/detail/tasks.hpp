@@ -56,8 +56,6 @@ void spawn(task* t);
 void hold_handler_work(int delta) noexcept;
 /// Whether a pool worker is spinning for work (idle, or waiting for its sends to be taken in).
 [[nodiscard]] bool pool_looking() noexcept;
-/// Queues a task as a handler's (the handler queue; termination waits for it), from anywhere.
-void spawn_handler_task(task* t);
 /// Runs tasks (and on worker 0 the progress engine) until fs has no task left; each task has
 /// published what it staged when it ended (docs/design.md, workers). `what` names the wait.
 void join(finish_state& fs, const char* what);
