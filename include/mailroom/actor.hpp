@@ -94,6 +94,11 @@ class actor {
   /// Ready once the actor has terminated on this PE (see selector::finished_future).
   [[nodiscard]] future<void> finished_future() const { return sel_.finished_future(); }
   [[nodiscard]] auto ref() const noexcept { return sel_.ref(); }
+  /// Declares that upstream's handlers send to this actor (see selector::receives_from).
+  template <class S>
+  void receives_from(const S& upstream) {
+    sel_.receives_from(upstream);
+  }
 
  private:
   selector<spec> sel_;

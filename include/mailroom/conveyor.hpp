@@ -4,6 +4,7 @@
 
 #include "mailroom/detail/conveyor_core.hpp"
 #include "mailroom/detail/signature.hpp"
+#include "mailroom/detail/tasks.hpp"
 #include "mailroom/pe.hpp"
 
 #include <type_traits>
@@ -84,6 +85,8 @@ class conveyor {
   /// Makes progress. `done` says this PE will push no more. Returns false once every PE is done
   /// and every item destined to this PE has been pulled.
   bool advance(bool done) {
+    // (A conveyor is worker 0's: push and pull from other workers would race with it.)
+    if (MAILROOM_UNLIKELY(detail::t_worker > 0)) detail::check_runtime_thread("conveyor::advance");
     if (finished_) return false;
     auto& ex = detail::exchange::get();
     const bool moved = ex.progress();

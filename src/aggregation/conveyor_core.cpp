@@ -3,6 +3,7 @@
 #include "mailroom/detail/conveyor_core.hpp"
 
 #include "mailroom/detail/memory_plan.hpp"
+#include "mailroom/detail/tasks.hpp"
 
 #include <cstdio>
 
@@ -13,6 +14,7 @@ exchange& running_exchange() {
   MAILROOM_CHECK(exchange::running(),
                  "a conveyor or mailbox was created before mailroom::runtime exists (construct "
                  "`mailroom::runtime rt(argc, argv);` first)");
+  if (t_worker > 0) check_runtime_thread("constructing a conveyor or mailbox");
   return exchange::get();
 }
 }  // namespace

@@ -348,7 +348,7 @@ void exchange::release(const reservation& taken) noexcept {
 std::uint32_t exchange::attach(conveyor_core* c) {
   const std::uint32_t id = next_id_++;
   MAILROOM_CHECK(id < k_team_conveyor, "more than {} mailboxes constructed", k_team_conveyor);
-  conveyors_.push_back(c);
+  conveyors_.emplace(id, c);
   take_early(id, *c);
   return id;
 }
@@ -426,8 +426,7 @@ void exchange::add_ended(const conveyor_core& c) { add_conveyor(ended_, c); }
 statistics exchange::totals() const {
   statistics s = ended_;
   s.idle_flushed = items_idle_flushed;
-  for (const conveyor_core* c : conveyors_)
-    if (c != nullptr) add_conveyor(s, *c);
+  for (const auto& [id, c] : conveyors_) add_conveyor(s, *c);
   for (const auto& [id, c] : team_conveyors_) add_conveyor(s, *c);
   return s;
 }
@@ -449,10 +448,9 @@ void exchange::detach(std::uint32_t id) noexcept {
     --live_;
     return;
   }
-  std::erase(forwarding_, conveyors_[id]);
-  conveyors_[id] = nullptr;
+  std::erase(forwarding_, job_conveyor(id));
+  conveyors_.erase(id);
   --live_;
-  while (first_live_ < conveyors_.size() && conveyors_[first_live_] == nullptr) ++first_live_;
 }
 
 std::byte* exchange::acquire() noexcept {
@@ -549,8 +547,8 @@ bool exchange::progress() {
   if (pool_returned_ && backlogged_ > 0) {
     // Credits of the link pool came back while buffers wait: any conveyor may take them.
     pool_returned_ = false;
-    for (std::size_t id = first_live_; id < conveyors_.size(); ++id)
-      if (conveyor_core* c = conveyors_[id]; c != nullptr && c->backlogged()) c->retry_backlog();
+    for (const auto& [id, c] : conveyors_)
+      if (c->backlogged()) c->retry_backlog();
   }
   if (!forwarding_.empty()) {
     // (Taken out first: forwarding may queue more, for the next call.)
@@ -583,8 +581,8 @@ void exchange::received(int source, std::byte* data, std::size_t bytes) noexcept
     } else {
       early_[h.conveyor].emplace_back(source, data);
     }
-  } else if (h.conveyor < conveyors_.size()) {
-    conveyor_core* c = conveyors_[h.conveyor];
+  } else if (h.conveyor < next_id_) {
+    conveyor_core* c = job_conveyor(h.conveyor);
     MAILROOM_CHECK(c != nullptr,
                    "a message arrived from PE {} for mailbox #{} after it was destroyed here: "
                    "was it destroyed before it terminated? (on the sender it is {})",
@@ -609,8 +607,8 @@ void exchange::credit(std::uint32_t tagged_id, int peer) noexcept {
     // (A team's conveyor takes nothing from the link pool: an acknowledgement for one that is
     // gone has nothing to give back.)
     if (conveyor_core* c = team_conveyor(id); c != nullptr) c->credit(peer, tagged_id >> k_id_bits);
-  } else if (id < conveyors_.size() && conveyors_[id] != nullptr) {
-    conveyors_[id]->credit(peer, tagged_id >> k_id_bits);
+  } else if (conveyor_core* c = job_conveyor(id); c != nullptr) {
+    c->credit(peer, tagged_id >> k_id_bits);
   } else if (const int l = routes_.lane(tagged_id >> k_id_bits, peer);
              l >= 0 && owed_[static_cast<std::size_t>(l)] > 0) {
     --owed_[static_cast<std::size_t>(l)];

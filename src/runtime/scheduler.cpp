@@ -17,8 +17,8 @@ namespace mailroom::detail {
 
 bool scheduler::staging_in_use = false;
 std::vector<selector_core*> scheduler::live;
-std::vector<void*> scheduler::owners;
-std::vector<void*> scheduler::team_owners;
+scheduler::owner_table scheduler::owners;
+std::uint32_t scheduler::next_selector_id = 0;
 std::vector<std::vector<selector_core*>> scheduler::finish_scopes;
 std::vector<std::shared_ptr<pending_op>> scheduler::pending;
 bool scheduler::completing = false;
@@ -37,7 +37,65 @@ MAILROOM_PE_LOCAL(scheduler::sending_from);
 MAILROOM_PE_LOCAL(scheduler::current_source);
 MAILROOM_PE_LOCAL(scheduler::live);
 MAILROOM_PE_LOCAL(scheduler::owners);
-MAILROOM_PE_LOCAL(scheduler::team_owners);
+MAILROOM_PE_LOCAL(scheduler::next_selector_id);
+
+void scheduler::owner_table::insert(std::uint32_t id, void* holder) {
+  if (slots.empty()) {
+    slots.assign(std::size_t{1} << (64 - shift), nullptr);
+    ids.assign(slots.size(), 0);
+  }
+  for (std::size_t i = 0; i < slots.size(); ++i)
+    MAILROOM_CHECK(slots[i] == nullptr || ids[i] != id,
+                   "selector #{:#x} is constructed while one with the same number lives (a job "
+                   "selector alive while {} others were constructed after it?)",
+                   id, exchange::k_team_conveyor);
+  if (slots[slot(id)] != nullptr) {
+    // A collision: another multiplier (the same size while the table is at most a quarter
+    // full), until every live id and this one have a slot of their own.
+    std::vector<std::pair<std::uint32_t, void*>> all{{id, holder}};
+    for (std::size_t i = 0; i < slots.size(); ++i)
+      if (slots[i] != nullptr) all.emplace_back(ids[i], slots[i]);
+    unsigned bits = 64 - shift;
+    while ((std::size_t{1} << bits) < 4 * all.size()) ++bits;
+    std::uint64_t seed = mult;
+    for (int tries = 0;; ++tries) {
+      if (tries == 8) {
+        ++bits;
+        tries = 0;
+      }
+      seed += 0x9e3779b97f4a7c15ULL;  // splitmix64: the next odd multiplier
+      std::uint64_t z = seed;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      mult = (z ^ (z >> 31)) | 1;
+      shift = 64 - bits;
+      slots.assign(std::size_t{1} << bits, nullptr);
+      ids.assign(slots.size(), 0);
+      bool clash = false;
+      for (const auto& [i, o] : all) {
+        const std::size_t k = slot(i);
+        if (slots[k] != nullptr) {
+          clash = true;
+          break;
+        }
+        slots[k] = o;
+        ids[k] = i;
+      }
+      if (!clash) break;
+    }
+  } else {
+    slots[slot(id)] = holder;
+    ids[slot(id)] = id;
+  }
+  ++used;
+}
+
+void scheduler::owner_table::erase(std::uint32_t id) noexcept {
+  const std::size_t k = slot(id);
+  MAILROOM_ASSERT(slots[k] != nullptr && ids[k] == id);
+  slots[k] = nullptr;
+  --used;
+}
 MAILROOM_PE_LOCAL(scheduler::finish_scopes);
 MAILROOM_PE_LOCAL(scheduler::pending);
 MAILROOM_PE_LOCAL(scheduler::completing);
@@ -225,13 +283,12 @@ selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
       components_(plan_.components.size()),
       user_done_(boxes_.size(), false),
       over_team_(t != nullptr),
-      id_(over_team_ ? boxes_.front()->conveyor.id()
-                     : static_cast<std::uint32_t>(scheduler::owners.size())),
+      id_(over_team_ ? boxes_.front()->conveyor.id() : scheduler::next_selector_id),
       pes_(over_team_ ? t->size() : transport::size()),
       kind_(kind),
-      waiting_name_(over_team_ ? fmt::format("wait() of {} {:#x} over a team of {}", kind, id_,
-                                             pes_)
-                               : fmt::format("wait() of {} #{}", kind, id_)) {
+      waiting_name_(over_team_
+                        ? fmt::format("wait() of {} {:#x} over a team of {}", kind, id_, pes_)
+                        : fmt::format("wait() of {} #{}", kind, id_)) {
   MAILROOM_CHECK(!scheduler::in_handler(),
                  "a {} was constructed inside a handler: construction is collective, so every "
                  "PE must construct its selectors in the same order from user code", kind);
@@ -244,20 +301,8 @@ selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
                                : std::make_unique<transport::collective_context>();
   for (std::size_t m = 0; m < boxes_.size(); ++m)
     if (plan_.entry[m]) boxes_[m]->accepts.fetch_or(scheduler::k_from_user);
-  if (over_team_) {
-    const std::size_t slot = scheduler::team_slot(id_);
-    if (slot >= scheduler::team_owners.size())
-      scheduler::team_owners.resize((slot / scheduler::k_team_slots + 1) * scheduler::k_team_slots,
-                                    nullptr);
-    MAILROOM_CHECK(scheduler::team_owners[slot] == nullptr,
-                   "a selector over a team whose first mailbox is a multiple of {} mailboxes after "
-                   "that of one over the same team still alive: selectors alive together over a "
-                   "team must lie within {} mailboxes of each other (destroy selectors sooner)",
-                   scheduler::k_team_slots, scheduler::k_team_slots);
-    scheduler::team_owners[slot] = this;  // (held until set_owner)
-  } else {
-    scheduler::owners.push_back(nullptr);
-  }
+  if (!over_team_) scheduler::next_selector_id = (id_ + 1) % exchange::k_team_conveyor;
+  scheduler::owners.insert(id_, this);  // (held until set_owner)
   scheduler::live.push_back(this);
   if (!scheduler::finish_scopes.empty()) scheduler::finish_scopes.back().push_back(this);
 }
@@ -269,8 +314,7 @@ selector_core::~selector_core() {
       if (plan_.entry[m] && !user_done_[m]) done(static_cast<int>(m));
     wait();
   }
-  (over_team_ ? scheduler::team_owners[scheduler::team_slot(id_)] : scheduler::owners[id_]) =
-      nullptr;
+  scheduler::owners.erase(id_);
   std::erase(scheduler::live, this);
   for (auto& scope : scheduler::finish_scopes) std::erase(scope, this);
 }
@@ -299,6 +343,9 @@ std::string selector_core::describe() const {
       s += fmt::format("{}{}", i == 0 ? "" : " ", v[i]);
     return v.size() > k_listed ? s + " ..." : s;
   };
+  if (const selector_core* up = feeder_running(); up != nullptr && !finished())
+    out += fmt::format("  {} #{}: closes after {} #{} has terminated here (receives_from)\n", kind_,
+                       id_, up->kind_, up->id_);
   for (std::size_t m = 0; m < boxes_.size(); ++m) {
     const auto& conv = boxes_[m]->conveyor;
     const bool fin = mailbox_finished(static_cast<int>(m));
@@ -490,9 +537,11 @@ void selector_core::refuse_send(int m, int dest) const {
                  m, over_team_ ? "team rank" : "PE", dest, pes_);
   const auto mi = static_cast<std::size_t>(m);
   if ((boxes_[mi]->accepts.load() & scheduler::k_from_handler) == 0)
-    MAILROOM_FAIL("send to mailbox {} after it was closed on this PE: a handler sends to it "
-                  "but the dependency graph has no edge saying so",
-                  m);
+    MAILROOM_FAIL(
+        "send to mailbox {} after it was closed on this PE: a handler sends to it "
+        "but the dependency graph has no edge saying so (a handler of the same {}: an "
+        "edge in its graph; of another selector: declare it with receives_from)",
+        m, kind_);
   if (user_done_[mi]) MAILROOM_FAIL("send to mailbox {} after done({}) on this PE", m, m);
   MAILROOM_FAIL("send to mailbox {} from outside the {}'s handlers, but it is not an entry "
                 "mailbox (declare it in graph::entries, or send from a handler)",
@@ -522,7 +571,49 @@ bool selector_core::staged_waiting(std::size_t c) const noexcept {
   return false;
 }
 
+const selector_core* selector_core::feeder_running() const noexcept {
+  // (A feeder destroyed here has terminated here: its destructor waits for that.)
+  for (const std::uint64_t id : feeders_)
+    for (const selector_core* s : scheduler::live)
+      if (s->id_ == id && !s->finished()) return s;
+  return nullptr;
+}
+
+void selector_core::receives_from(std::uint64_t upstream) {
+  check_runtime_thread("receives_from()");
+  const selector_core* up = nullptr;
+  for (const selector_core* s : scheduler::live)
+    if (s->id_ == upstream) up = s;
+  MAILROOM_CHECK(up != nullptr, "{} #{}: receives_from a selector that no longer lives", kind_,
+                 id_);
+  MAILROOM_CHECK(up != this,
+                 "{} #{}: receives_from itself; a selector's handlers sending to its own "
+                 "mailboxes need edges in its graph instead",
+                 kind_, id_);
+  MAILROOM_CHECK(finished_count_ == 0 &&
+                     std::none_of(user_done_.begin(), user_done_.end(), [](bool d) { return d; }),
+                 "{} #{}: receives_from called after done() (or after it terminated); declare "
+                 "it first, on every PE",
+                 kind_, id_);
+  // A cycle of selectors would wait for itself: refuse it (upstream, or what feeds it, being
+  // fed by this one).
+  std::vector<const selector_core*> todo{up};
+  for (std::size_t i = 0; i < todo.size(); ++i)
+    for (const std::uint64_t id : todo[i]->feeders_) {
+      MAILROOM_CHECK(id != id_,
+                     "{} #{} receives_from {} #{}, which (through the selectors feeding it) "
+                     "receives from {} #{}: cycles between selectors are not supported; put "
+                     "the mailboxes of the cycle in one selector, whose graph may have cycles",
+                     kind_, id_, up->kind_, up->id_, kind_, id_);
+      for (const selector_core* s : scheduler::live)
+        if (s->id_ == id) todo.push_back(s);
+    }
+  if (std::find(feeders_.begin(), feeders_.end(), upstream) == feeders_.end())
+    feeders_.push_back(upstream);
+}
+
 bool selector_core::closed(std::size_t c) const noexcept {
+  if (!feeders_.empty() && feeder_running() != nullptr) return false;
   const auto& comp = plan_.components[c];
   for (int m : comp.members)
     if (plan_.entry[static_cast<std::size_t>(m)] && !user_done_[static_cast<std::size_t>(m)])
@@ -655,6 +746,24 @@ void selector_core::wait() {
                    "wait() on a {} whose entry mailbox {} was never done() on this PE: it "
                    "would never terminate",
                    kind_, m);
+  // The same for the selectors that feed it (receives_from), and theirs: it terminates after
+  // them.
+  std::vector<const selector_core*> feeding{this};  // (no cycles: receives_from refuses them)
+  while (!feeding.empty()) {
+    const selector_core* f = feeding.back();
+    feeding.pop_back();
+    for (const std::uint64_t id : f->feeders_)
+      for (const selector_core* s : scheduler::live) {
+        if (s->id_ != id) continue;
+        for (std::size_t m = 0; m < s->boxes_.size(); ++m)
+          MAILROOM_CHECK(!s->plan_.entry[m] || s->user_done_[m] || s->finished(),
+                         "wait() on {} #{}, which receives from {} #{}, whose entry mailbox {} was "
+                         "never done() on this PE: it would never terminate (call done() on the "
+                         "selectors that feed it first)",
+                         kind_, id_, s->kind_, s->id_, m);
+        feeding.push_back(s);
+      }
+  }
   // Also hand every queued buffer to MPI before returning: the caller may block in MPI next
   // (a barrier), and buffers still in our backlog would never reach their PEs.
   while (!finished() || !exchange::get().drained()) scheduler::progress_waiting(waiting_name_.c_str());

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -320,13 +321,20 @@ class exchange final {
   std::vector<std::byte*> free_;
   std::size_t pool_bytes_ = 0, peak_pool_bytes_ = 0;
   long backlogged_ = 0;
-  std::vector<conveyor_core*> conveyors_;  // indexed by id; null once detached
+  // The job's live conveyors by id (a map, not a vector indexed by id: a program that creates
+  // and destroys mailboxes for ever while one lives on keeps it small; one lookup per buffer;
+  // ordered, so that the oldest takes returned credits first, as it did).
+  std::map<std::uint32_t, conveyor_core*> conveyors_;
+  /// The job's conveyor `id` if it is attached here (null: destroyed, or not constructed yet).
+  [[nodiscard]] conveyor_core* job_conveyor(std::uint32_t id) const noexcept {
+    const auto it = conveyors_.find(id);
+    return it == conveyors_.end() ? nullptr : it->second;
+  }
   std::unordered_map<std::uint32_t, conveyor_core*> team_conveyors_;  // by id
   [[nodiscard]] conveyor_core* team_conveyor(std::uint32_t id) const noexcept {
     const auto it = team_conveyors_.find(id);
     return it == team_conveyors_.end() ? nullptr : it->second;
   }
-  std::size_t first_live_ = 0;             // conveyors_ before it are all detached
   statistics ended_;                       // of the conveyors destroyed so far
   std::unordered_map<std::uint32_t, std::vector<std::pair<int, std::byte*>>> early_;
   std::uint32_t next_id_ = 0;

@@ -114,19 +114,28 @@ struct scheduler {
   /// The PE whose message is being handled (per thread: handlers run on pool workers too).
   static constinit inline thread_local int current_source = -1;
   static std::vector<selector_core*> live;           ///< by construction order
-  /// Selector id -> the typed selector that owns it (null once gone; ids are its indices): what
-  /// a selector_ref in a lambda message looks up on every send through it (the table, then
-  /// its entry: two dependent loads; a per-PE struct holding `&sel`, or a closure taking
-  /// `self`, avoids them).
-  static std::vector<void*> owners;
-  /// The same for selectors over a team, at team_slot(id) (their id is their first mailbox's, >=
-  /// exchange::k_team_conveyor): a slot per team id and first mailbox number modulo
-  /// k_team_slots, so that the members agree on it (grown on demand, by team id).
-  static std::vector<void*> team_owners;
-  static constexpr std::size_t k_team_slots = 256;
-  [[nodiscard]] static constexpr std::size_t team_slot(std::uint64_t id) noexcept {
-    return (id >> 17 & 2047u) * k_team_slots + (id & (k_team_slots - 1));
-  }
+  /// Selector id -> the typed selector that owns it, for the live selectors: what a selector_ref
+  /// in a lambda message looks up on every send through it (the table, then its entry: two
+  /// dependent loads; a per-PE struct holding `&sel`, or a closure taking `self`, avoids them).
+  /// A job selector's id is its construction number (the same on every PE, growing for ever), a
+  /// team selector's its first mailbox's (>= exchange::k_team_conveyor, agreed by the members).
+  /// The table holds only the live ones, at a multiplicative hash of the id chosen so that they
+  /// do not collide: its size follows the selectors alive together, not those ever constructed.
+  struct owner_table {
+    std::vector<void*> slots;        ///< 2^(64 - shift) entries; null: free
+    std::vector<std::uint32_t> ids;  ///< the id of each used slot
+    std::uint64_t mult = 0x9e3779b97f4a7c15ULL;
+    unsigned shift = 58;
+    std::size_t used = 0;
+    [[nodiscard]] std::size_t slot(std::uint64_t id) const noexcept {
+      return static_cast<std::size_t>((id * mult) >> shift);
+    }
+    /// Takes a slot for id, holding `holder` until the owner is known.
+    void insert(std::uint32_t id, void* holder);
+    void erase(std::uint32_t id) noexcept;
+  };
+  static owner_table owners;
+  static std::uint32_t next_selector_id;
   static std::vector<std::vector<selector_core*>> finish_scopes;
   /// In flight, tested by every progress() outside handlers; in the order they started.
   static std::vector<std::shared_ptr<pending_op>> pending;
@@ -200,6 +209,9 @@ class selector_core {
 
   void done(int m);
   void wait();
+  /// The handlers of selector `upstream` send to this one: its components close only once
+  /// upstream has terminated on this PE (selector::receives_from).
+  void receives_from(std::uint64_t upstream);
   [[nodiscard]] bool finished() const noexcept { return finished_count_ == components_.size(); }
   /// Ready once finished() (set by step()).
   [[nodiscard]] future<void> finished_future();
@@ -218,10 +230,7 @@ class selector_core {
   [[nodiscard]] std::string describe() const;
 
   /// Records the typed selector that owns this core (for selector_ref).
-  void set_owner(void* owner) {
-    (over_team_ ? scheduler::team_owners[scheduler::team_slot(id_)] : scheduler::owners[id_]) =
-        owner;
-  }
+  void set_owner(void* owner) { scheduler::owners.slots[scheduler::owners.slot(id_)] = owner; }
   /// Over a team: the number of its members (else of the job's PEs).
   [[nodiscard]] int pes() const noexcept { return pes_; }
   /// MAILROOM_STATS=1: one line per mailbox (messages, bytes, buffers and their mean fill,
@@ -240,6 +249,8 @@ class selector_core {
     std::unique_ptr<transport::collective_context> ctx;  // cyclic components only
   };
   bool closed(std::size_t c) const noexcept;
+  /// The first selector that feeds this one and has not terminated here (null: none).
+  [[nodiscard]] const selector_core* feeder_running() const noexcept;
   bool staged_waiting(std::size_t c) const noexcept;
   bool paused(std::size_t m) const noexcept;
   bool step_component(std::size_t c);
@@ -249,6 +260,7 @@ class selector_core {
   termination::plan plan_;
   std::vector<component_state> components_;
   std::vector<bool> user_done_;
+  std::vector<std::uint64_t> feeders_;  // ids of the selectors that send to this one
   std::size_t finished_count_ = 0;
   bool over_team_ = false;
   std::uint32_t id_;
