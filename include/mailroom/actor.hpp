@@ -94,6 +94,8 @@ class actor {
   /// Ready once the actor has terminated on this PE (see selector::finished_future).
   [[nodiscard]] future<void> finished_future() const { return sel_.finished_future(); }
   [[nodiscard]] auto ref() const noexcept { return sel_.ref(); }
+  /// Gives this actor's mailbox a priority (see selector::priority).
+  void priority(int p) { sel_.template priority<0>(p); }
   /// Declares that upstream's handlers send to this actor (see selector::receives_from).
   template <class S>
   void receives_from(const S& upstream) {

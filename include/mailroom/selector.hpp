@@ -435,6 +435,17 @@ class selector {
   /// whichever PE they run.
   [[nodiscard]] selector_ref<selector> ref() const noexcept { return selector_ref<selector>(core_->id()); }
 
+  /// Gives mailbox I a priority (default 0, may be negative): of the mailboxes of this PE's live
+  /// selectors that have arrivals when the progress engine polls, higher priorities are handled
+  /// first (equal ones in construction order). Each poll still handles every mailbox's arrivals
+  /// of that moment, so a low priority delays, never starves. Local to this PE; while no
+  /// mailbox has a priority, polls run as without them.
+  template <std::size_t I>
+  void priority(int p) {
+    static_assert(I < size, "selector::priority<I>: mailbox index out of range");
+    core_->set_priority(static_cast<int>(I), p);
+  }
+
   /// Declares that the handlers of `upstream` (a selector or an actor) send to this selector's
   /// mailboxes: an edge between selectors in the termination graph. This selector then
   /// terminates after upstream, whatever order done() and wait() are called in: its mailboxes

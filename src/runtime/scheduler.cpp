@@ -16,6 +16,7 @@
 namespace mailroom::detail {
 
 bool scheduler::staging_in_use = false;
+int scheduler::prioritized = 0;
 std::vector<selector_core*> scheduler::live;
 scheduler::owner_table scheduler::owners;
 std::uint32_t scheduler::next_selector_id = 0;
@@ -36,6 +37,7 @@ const char* scheduler::waiting_in = nullptr;
 MAILROOM_PE_LOCAL(scheduler::sending_from);
 MAILROOM_PE_LOCAL(scheduler::current_source);
 MAILROOM_PE_LOCAL(scheduler::live);
+MAILROOM_PE_LOCAL(scheduler::prioritized);
 MAILROOM_PE_LOCAL(scheduler::owners);
 MAILROOM_PE_LOCAL(scheduler::next_selector_id);
 
@@ -112,7 +114,27 @@ bool scheduler::progress() {
   if (staging_in_use)
     for (std::size_t i = 0; i < live.size(); ++i) any = live[i]->drain_staged() || any;
   // Index loop: a handler may construct nothing, but wait() of one selector steps all of them.
-  for (std::size_t i = 0; i < live.size(); ++i) any = live[i]->step() || any;
+  if (MAILROOM_LIKELY(prioritized == 0)) {
+    for (std::size_t i = 0; i < live.size(); ++i) any = live[i]->step() || any;
+  } else {
+    // Arrivals in descending priority, over every live selector (ties: construction order,
+    // then mailbox order), each up to what it held when the poll began; then termination.
+    struct waiting {
+      int priority;
+      selector_core* s;
+      std::size_t m, budget;
+    };
+    thread_local std::vector<waiting> order;
+    order.clear();
+    for (selector_core* s : live)
+      for (std::size_t m = 0; m < static_cast<std::size_t>(s->mailboxes()); ++m)
+        if (const std::size_t n = s->box(m).conveyor.arrivals(); n > 0)
+          order.push_back({s->box(m).priority, s, m, n});
+    std::stable_sort(order.begin(), order.end(),
+                     [](const waiting& a, const waiting& b) { return a.priority > b.priority; });
+    for (const waiting& w : order) any = w.s->handle_arrivals(w.m, w.budget) || any;
+    for (std::size_t i = 0; i < live.size(); ++i) any = live[i]->step(false) || any;
+  }
   if (handler_tasks_queued()) any = run_handler_tasks() || any;
   if (staging_in_use) any = run_completions() || any;
   if (!pending.empty()) any = poll_pending() || any;
@@ -315,6 +337,7 @@ selector_core::~selector_core() {
     wait();
   }
   scheduler::owners.erase(id_);
+  for (const mailbox_base* b : boxes_) scheduler::prioritized -= b->priority != 0;
   std::erase(scheduler::live, this);
   for (auto& scope : scheduler::finish_scopes) std::erase(scope, this);
 }
@@ -686,23 +709,35 @@ void selector_core::handle(std::size_t m, std::size_t budget) {
   }
 }
 
-bool selector_core::step() {
+bool selector_core::handle_arrivals(std::size_t m, std::size_t budget) {
+  mailbox_base& box = *boxes_[m];
+  if (budget == 0 || paused(m)) return false;
+  // With pool workers, one of them may be running this mailbox's handlers (on its blocks to
+  // this PE): then the arrivals wait for the next poll.
+  const bool serial = scheduler::staging_in_use && !box.concurrent_handlers;
+  if (serial && box.handling.exchange(true, std::memory_order_acquire)) return false;
+  handle(m, serial ? std::min<std::size_t>(budget, 2) : budget);
+  if (serial) box.handling.store(false, std::memory_order_release);
+  return true;
+}
+
+void selector_core::set_priority(int m, int priority) {
+  MAILROOM_CHECK(m >= 0 && m < mailboxes(),
+                 "priority({}): mailbox id out of range [0, {}) of "
+                 "this {}",
+                 m, mailboxes(), kind_);
+  int& p = boxes_[static_cast<std::size_t>(m)]->priority;
+  scheduler::prioritized += (priority != 0) - (p != 0);
+  p = priority;
+}
+
+bool selector_core::step(bool arrivals) {
   bool any = false;
   for (std::size_t m = 0; m < boxes_.size(); ++m) {
     // Handle what had arrived when the step began (not what handlers send to this PE meanwhile,
     // so a self-sending mailbox cannot starve MPI progress), unless the mailbox is paused.
     mailbox_base& box = *boxes_[m];
-    const std::size_t budget = box.conveyor.arrivals();
-    if (budget > 0 && !paused(m)) {
-      // With pool workers, one of them may be running this mailbox's handlers (on its blocks to
-      // this PE): then the arrivals wait for the next poll.
-      const bool serial = scheduler::staging_in_use && !box.concurrent_handlers;
-      if (!serial || !box.handling.exchange(true, std::memory_order_acquire)) {
-        handle(m, serial ? std::min<std::size_t>(budget, 2) : budget);
-        if (serial) box.handling.store(false, std::memory_order_release);
-        any = true;
-      }
-    }
+    if (arrivals) any = handle_arrivals(m, box.conveyor.arrivals()) || any;
     // The pool workers' blocks to this PE: left to them while one of them looks for work (it
     // handles its own, in its cache), but not for long (another's may be waiting).
     if (scheduler::staging_in_use && box.staged.local_waiting() && !paused(m)) {

@@ -51,6 +51,8 @@ class mailbox_base {
   staging staged;
   /// Its arrivals go to tasks, buffer by buffer (mailbox(handler, concurrent), several workers).
   bool concurrent_handlers = false;
+  /// selector::priority: of the mailboxes with arrivals at a poll, higher ones are handled first.
+  int priority = 0;
   /// Arrivals handed to tasks and not yet handled: the mailbox pauses at a few per worker.
   std::atomic<int> in_hands{0};
 
@@ -137,6 +139,9 @@ struct scheduler {
   static owner_table owners;
   static std::uint32_t next_selector_id;
   static std::vector<std::vector<selector_core*>> finish_scopes;
+  /// Mailboxes of live selectors with a priority other than 0: while there are any, each poll
+  /// handles the arrivals of all live selectors' mailboxes in descending priority.
+  static int prioritized;
   /// In flight, tested by every progress() outside handlers; in the order they started.
   static std::vector<std::shared_ptr<pending_op>> pending;
   /// Tests the pending operations and completes those that are done; true if any was.
@@ -219,8 +224,15 @@ class selector_core {
   [[nodiscard]] std::uint32_t id() const noexcept { return id_; }
   [[nodiscard]] int mailboxes() const noexcept { return static_cast<int>(boxes_.size()); }
 
-  /// Processes arrivals and advances termination; returns true if anything happened.
-  bool step();
+  /// Processes arrivals (unless `arrivals` is false: handle_arrivals did) and advances
+  /// termination; returns true if anything happened.
+  bool step(bool arrivals = true);
+  /// Handles up to `budget` arrivals of mailbox m (what had arrived when the poll began), unless
+  /// it is paused or a pool worker runs its handlers; true if it handled any.
+  bool handle_arrivals(std::size_t m, std::size_t budget);
+  /// Sets mailbox m's priority (selector::priority).
+  void set_priority(int m, int priority);
+  [[nodiscard]] mailbox_base& box(std::size_t m) const noexcept { return *boxes_[m]; }
 
   /// Explains why mailbox m does not take this send (the cold path of send()), and stops the job.
   [[noreturn]] void refuse_send(int m, int dest) const;
