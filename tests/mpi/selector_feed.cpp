@@ -1,11 +1,10 @@
 // Selectors that feed selectors (selector::receives_from): a pipeline A -> B -> C whose
 // handlers forward every message to the next selector on another PE. Declared, it terminates
 // whatever order done() and wait() come in: every order of the six calls in which each wait()
-// follows the done() of its selector and of those upstream of it (90 orders with done() before
-// wait() per selector; the others would wait for a done() that comes after, which wait()
-// refuses), with the selectors constructed upstream first and downstream first. Each message
-// must reach C exactly once, carrying what A was sent. Also: an actor fed by a selector, and one
-// selector fed by two.
+// follows the done() of its selector and of those upstream of it (57 of the 720; in the others
+// a wait() would need a done() that comes after it, which wait() refuses), with the selectors
+// constructed upstream first and downstream first. Each message must reach C exactly once,
+// carrying what A was sent. Also: an actor fed by two actors.
 // Usage: selector_feed [messages per PE]
 #include <mailroom/mailroom.hpp>
 
