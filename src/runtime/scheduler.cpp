@@ -46,11 +46,11 @@ void scheduler::owner_table::insert(std::uint32_t id, void* holder) {
     slots.assign(std::size_t{1} << (64 - shift), nullptr);
     ids.assign(slots.size(), 0);
   }
-  for (std::size_t i = 0; i < slots.size(); ++i)
-    MAILROOM_CHECK(slots[i] == nullptr || ids[i] != id,
-                   "selector #{:#x} is constructed while one with the same number lives (a job "
-                   "selector alive while {} others were constructed after it?)",
-                   id, exchange::k_team_conveyor);
+  // (A live entry sits at the slot of its id: a live selector with this id would be there.)
+  MAILROOM_CHECK(slots[slot(id)] == nullptr || ids[slot(id)] != id,
+                 "selector #{:#x} is constructed while one with the same number lives (a job "
+                 "selector alive while {} others were constructed after it?)",
+                 id, exchange::k_team_conveyor);
   if (slots[slot(id)] != nullptr) {
     // A collision: another multiplier (the same size while the table is at most a quarter
     // full), until every live id and this one have a slot of their own.
@@ -594,19 +594,25 @@ bool selector_core::staged_waiting(std::size_t c) const noexcept {
   return false;
 }
 
+namespace {
+// The live selector with this id (null: destroyed here).
+const selector_core* live_selector(std::uint64_t id) noexcept {
+  for (const selector_core* s : scheduler::live)
+    if (s->id() == id) return s;
+  return nullptr;
+}
+}  // namespace
+
 const selector_core* selector_core::feeder_running() const noexcept {
   // (A feeder destroyed here has terminated here: its destructor waits for that.)
   for (const std::uint64_t id : feeders_)
-    for (const selector_core* s : scheduler::live)
-      if (s->id_ == id && !s->finished()) return s;
+    if (const selector_core* s = live_selector(id); s != nullptr && !s->finished()) return s;
   return nullptr;
 }
 
 void selector_core::receives_from(std::uint64_t upstream) {
   check_runtime_thread("receives_from()");
-  const selector_core* up = nullptr;
-  for (const selector_core* s : scheduler::live)
-    if (s->id_ == upstream) up = s;
+  const selector_core* up = live_selector(upstream);
   MAILROOM_CHECK(up != nullptr, "{} #{}: receives_from a selector that no longer lives", kind_,
                  id_);
   MAILROOM_CHECK(up != this,
@@ -628,8 +634,7 @@ void selector_core::receives_from(std::uint64_t upstream) {
                      "receives from {} #{}: cycles between selectors are not supported; put "
                      "the mailboxes of the cycle in one selector, whose graph may have cycles",
                      kind_, id_, up->kind_, up->id_, kind_, id_);
-      for (const selector_core* s : scheduler::live)
-        if (s->id_ == id) todo.push_back(s);
+      if (const selector_core* s = live_selector(id)) todo.push_back(s);
     }
   if (std::find(feeders_.begin(), feeders_.end(), upstream) == feeders_.end())
     feeders_.push_back(upstream);
@@ -787,17 +792,17 @@ void selector_core::wait() {
   while (!feeding.empty()) {
     const selector_core* f = feeding.back();
     feeding.pop_back();
-    for (const std::uint64_t id : f->feeders_)
-      for (const selector_core* s : scheduler::live) {
-        if (s->id_ != id) continue;
-        for (std::size_t m = 0; m < s->boxes_.size(); ++m)
-          MAILROOM_CHECK(!s->plan_.entry[m] || s->user_done_[m] || s->finished(),
-                         "wait() on {} #{}, which receives from {} #{}, whose entry mailbox {} was "
-                         "never done() on this PE: it would never terminate (call done() on the "
-                         "selectors that feed it first)",
-                         kind_, id_, s->kind_, s->id_, m);
-        feeding.push_back(s);
-      }
+    for (const std::uint64_t id : f->feeders_) {
+      const selector_core* s = live_selector(id);
+      if (s == nullptr) continue;
+      for (std::size_t m = 0; m < s->boxes_.size(); ++m)
+        MAILROOM_CHECK(!s->plan_.entry[m] || s->user_done_[m] || s->finished(),
+                       "wait() on {} #{}, which receives from {} #{}, whose entry mailbox {} was "
+                       "never done() on this PE: it would never terminate (call done() on the "
+                       "selectors that feed it first)",
+                       kind_, id_, s->kind_, s->id_, m);
+      feeding.push_back(s);
+    }
   }
   // Also hand every queued buffer to MPI before returning: the caller may block in MPI next
   // (a barrier), and buffers still in our backlog would never reach their PEs.
