@@ -96,6 +96,10 @@ class actor {
   [[nodiscard]] auto ref() const noexcept { return sel_.ref(); }
   /// Gives this actor's mailbox a priority (see selector::priority).
   void priority(int p) { sel_.template priority<0>(p); }
+  /// Disables this actor's mailbox on this PE until enable() (see selector::disable).
+  void disable() { sel_.template disable<0>(); }
+  void enable() { sel_.template enable<0>(); }
+  [[nodiscard]] bool enabled() const { return sel_.template enabled<0>(); }
   /// Declares that upstream's handlers send to this actor (see selector::receives_from).
   template <class S>
   void receives_from(const S& upstream) {

@@ -9,6 +9,7 @@
 #include "mailroom/error.hpp"
 #include "mailroom/future.hpp"
 #include "mailroom/gather.hpp"
+#include "mailroom/join.hpp"
 #include "mailroom/generators.hpp"
 #include "mailroom/matrix_market.hpp"
 #include "mailroom/pe.hpp"

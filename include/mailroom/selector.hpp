@@ -446,6 +446,31 @@ class selector {
     core_->set_priority(static_cast<int>(I), p);
   }
 
+  /// Disables mailbox I on this PE: its handlers run no more (from the next buffer on) until
+  /// enable<I>(); what arrives for it meanwhile waits, unacknowledged, so back-pressure reaches
+  /// its senders, whose sends to this PE then wait as they do for a slow receiver, while the
+  /// other mailboxes go on (each keeps its own buffers on every link). It does not terminate on
+  /// this PE while disabled: wait() waits for enable(), which a handler may call, and the
+  /// watchdog names a mailbox disabled at a wait that stalls. Local to this PE; from the
+  /// runtime's thread (user code or handlers, not pool workers).
+  template <std::size_t I>
+  void disable() {
+    static_assert(I < size, "selector::disable<I>: mailbox index out of range");
+    core_->set_enabled(static_cast<int>(I), false);
+  }
+  /// Enables mailbox I again on this PE: its waiting arrivals are handled from the next poll.
+  template <std::size_t I>
+  void enable() {
+    static_assert(I < size, "selector::enable<I>: mailbox index out of range");
+    core_->set_enabled(static_cast<int>(I), true);
+  }
+  /// Whether mailbox I is enabled on this PE (mailboxes start enabled).
+  template <std::size_t I>
+  [[nodiscard]] bool enabled() const {
+    static_assert(I < size, "selector::enabled<I>: mailbox index out of range");
+    return core_->enabled(static_cast<int>(I));
+  }
+
   /// Declares that the handlers of `upstream` (a selector or an actor) send to this selector's
   /// mailboxes: an edge between selectors in the termination graph. This selector then
   /// terminates after upstream, whatever order done() and wait() are called in: its mailboxes
@@ -489,7 +514,7 @@ class selector {
   template <class T>
   [[gnu::noinline]] static void push_blocked(detail::conveyor_core& c, int dest, T msg) {
     const detail::credit_wait timer(c);
-    do detail::scheduler::progress();
+    do detail::scheduler::progress_blocked();
     while (!c.template push<sizeof(T)>(dest, &msg));
   }
   // A small record's words are passed on as scalars: one that the compiler keeps in registers
@@ -517,7 +542,7 @@ class selector {
       detail::conveyor_core& c, int dest, const std::uint32_t& id,
       detail::conveyor_core::record_words<W> words) {
     const detail::credit_wait timer(c);
-    do detail::scheduler::progress();
+    do detail::scheduler::progress_blocked();
     while (!c.template push_delta<W>(dest, id, words.data()));
   }
   template <class L>
@@ -525,7 +550,7 @@ class selector {
                                                    const std::uint32_t& id, L closure) {
     constexpr std::size_t W = detail::lambda_words<L>;
     const detail::credit_wait timer(c);
-    do detail::scheduler::progress();
+    do detail::scheduler::progress_blocked();
     while (!c.template push_whole<W * 8, sizeof(L)>(dest, id, &closure));
   }
   // Whether this send is pushed now: the mailbox takes sends from here (worker 0's user code or

@@ -242,6 +242,16 @@ bool scheduler::progress_waiting(const char* what) {
   return any;
 }
 
+bool scheduler::progress_blocked() {
+  const bool any = progress();
+  const std::uint64_t polls = current_config().idle_flush * k_blocked_flush;
+  if (!any && polls > 0 && idle_polls >= polls) {
+    idle_polls = 0;
+    flush_idle();
+  }
+  return any;
+}
+
 void scheduler::flush_idle() {
   // Without a credit a buffer stays open and keeps filling: forced into the backlog it would
   // wait for the credit all the same, and a cycle of short messages would then close nearly
@@ -415,9 +425,13 @@ std::string selector_core::describe() const {
     const std::int64_t items = conv.filling_items(&filling, k_listed + 1);
     const std::int64_t buffers = conv.unacknowledged(&unacked, k_listed + 1);
     out += fmt::format(
-        "  {} #{} mailbox {} ({}): {}, {}, sent {} items, handled {}, {} buffers waiting "
+        "  {} #{} mailbox {} ({}): {}{}, {}, sent {} items, handled {}, {} buffers waiting "
         "here{}{}{}{}\n",
         kind_, id_, m, describe_signature(conv.signature()),
+        boxes_[m]->disabled.load(std::memory_order_relaxed)
+            ? "DISABLED on this PE (its arrivals wait, and it cannot terminate, until "
+              "enable()), "
+            : "",
         plan_.entry[m] ? "entry" : "fed by handlers",
         plan_.entry[m] ? (user_done_[m] ? "done() called" : "done() NOT called")
                        : "closed by runtime",
@@ -489,7 +503,7 @@ namespace {
 }  // namespace
 
 bool mailbox_base::handle_locals() {
-  if (!staged.local_waiting()) return false;
+  if (!staged.local_waiting() || disabled.load(std::memory_order_relaxed)) return false;
   const bool serial = !concurrent_handlers;
   if (serial && handling.exchange(true, std::memory_order_acquire)) return false;
   // Termination waits while it runs: counted before a block leaves the queue (see step()).
@@ -579,6 +593,7 @@ void selector_core::refuse_send(int m, int dest) const {
 // credits by what the cycle generates while a destination is slow.
 bool selector_core::paused(std::size_t m) const noexcept {
   const mailbox_base& box = *boxes_[m];
+  if (box.disabled.load(std::memory_order_relaxed)) return true;  // (by the user: see enable)
   // A concurrent mailbox takes in at most two buffers per worker ahead of their handlers.
   if (box.concurrent_handlers && box.in_hands.load(std::memory_order_relaxed) >= 2 * workers())
     return true;
@@ -643,9 +658,12 @@ void selector_core::receives_from(std::uint64_t upstream) {
 bool selector_core::closed(std::size_t c) const noexcept {
   if (!feeders_.empty() && feeder_running() != nullptr) return false;
   const auto& comp = plan_.components[c];
-  for (int m : comp.members)
-    if (plan_.entry[static_cast<std::size_t>(m)] && !user_done_[static_cast<std::size_t>(m)])
-      return false;
+  for (int m : comp.members) {
+    const auto mi = static_cast<std::size_t>(m);
+    if (plan_.entry[mi] && !user_done_[mi]) return false;
+    // A disabled mailbox does not close here: what still arrives would wait for enable().
+    if (boxes_[mi]->disabled.load(std::memory_order_relaxed)) return false;
+  }
   for (int p : comp.predecessors)
     if (!components_[static_cast<std::size_t>(p)].finished) return false;
   return true;
@@ -734,6 +752,23 @@ void selector_core::set_priority(int m, int priority) {
   int& p = boxes_[static_cast<std::size_t>(m)]->priority;
   scheduler::prioritized += (priority != 0) - (p != 0);
   p = priority;
+}
+
+void selector_core::set_enabled(int m, bool enabled) {
+  check_runtime_thread(enabled ? "enable()" : "disable()");
+  MAILROOM_CHECK(m >= 0 && m < mailboxes(), "{}({}): mailbox id out of range [0, {}) of this {}",
+                 enabled ? "enable" : "disable", m, mailboxes(), kind_);
+  MAILROOM_CHECK(enabled || !mailbox_finished(m),
+                 "disable({}) on {} #{} after that mailbox terminated on this PE: it has nothing "
+                 "left to hold back",
+                 m, kind_, id_);
+  boxes_[static_cast<std::size_t>(m)]->disabled.store(!enabled, std::memory_order_relaxed);
+}
+
+bool selector_core::enabled(int m) const {
+  MAILROOM_CHECK(m >= 0 && m < mailboxes(), "enabled({}): mailbox id out of range [0, {}) of "
+                 "this {}", m, mailboxes(), kind_);
+  return !boxes_[static_cast<std::size_t>(m)]->disabled.load(std::memory_order_relaxed);
 }
 
 bool selector_core::step(bool arrivals) {

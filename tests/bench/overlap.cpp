@@ -90,9 +90,12 @@ outcome run_phase(const settings& s, mode m) {
   const mr::pe right((me + 1) % P);
   outcome out;
   out.results.assign(static_cast<std::size_t>(s.tasks), 0);
-  std::int64_t got = 0, sum = 0, expected_sum = 0;
+  // (The sums wrap: unsigned.)
+  std::int64_t got = 0;
+  std::uint64_t sum = 0, expected_sum = 0;
   for (std::int64_t r = 0; r < (m == mode::compute ? 0 : s.rounds); ++r)
-    for (std::int64_t j = 0; j < s.batch; ++j) expected_sum += entry(right.rank(), key(me, r, j));
+    for (std::int64_t j = 0; j < s.batch; ++j)
+      expected_sum += static_cast<std::uint64_t>(entry(right.rank(), key(me, r, j)));
 
   // 0: requests, answered by their owner; 1: replies; the last reply of a round starts the next.
   mr::selector ex{mr::graph{{0, 1}, {1, 0}},
@@ -100,7 +103,7 @@ outcome run_phase(const settings& s, mode m) {
                     self.template send<1>(from, reply{q.round, entry(me, q.index)});
                   }),
                   mr::mailbox<reply>([&, me, right](reply a, mr::pe, auto& self) {
-                    sum += a.value;
+                    sum += static_cast<std::uint64_t>(a.value);
                     if (++got % s.batch != 0 || a.round + 1 == s.rounds) return;
                     for (std::int64_t j = 0; j < s.batch; ++j)
                       self.template send<0>(right, request{a.round + 1, key(me, a.round + 1, j)});

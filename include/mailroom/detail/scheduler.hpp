@@ -53,6 +53,9 @@ class mailbox_base {
   bool concurrent_handlers = false;
   /// selector::priority: of the mailboxes with arrivals at a poll, higher ones are handled first.
   int priority = 0;
+  /// selector::disable: its arrivals (and the pool workers' blocks to this PE) wait unhandled
+  /// until enable(), and it does not close on this PE meanwhile. Set by worker 0, read by any.
+  std::atomic<bool> disabled{false};
   /// Arrivals handed to tasks and not yet handled: the mailbox pauses at a few per worker.
   std::atomic<int> in_hands{0};
 
@@ -158,9 +161,16 @@ struct scheduler {
   /// One poll of a wait (wait(), yield(), barrier(), quiesce(), a collective): progress(), and
   /// after MAILROOM_IDLE_FLUSH polls in a row that found nothing to do, ships every partly filled
   /// buffer of the live selectors whose destination has a credit, so that a PE that waits (for a
-  /// reply, say) never keeps messages back that another PE needs. Not from sends blocked on
-  /// credits: they make progress by their own. `what` names the wait for the watchdog.
+  /// reply, say) never keeps messages back that another PE needs. (Sends blocked on credits poll
+  /// with progress_blocked.) `what` names the wait for the watchdog.
   static bool progress_waiting(const char* what);
+  /// One poll of a send blocked on credits: progress(), and after k_blocked_flush times
+  /// MAILROOM_IDLE_FLUSH polls in a row that found nothing, the idle flush. Rarely: the credits
+  /// come back by their own, and flushing at every idle moment would scatter half-empty
+  /// buffers. But they may not: the receiver may have disabled the mailbox until a reply comes
+  /// that waits in one of this PE's partly filled buffers.
+  static bool progress_blocked();
+  static constexpr std::uint64_t k_blocked_flush = 16;
   static void check_running(std::string_view call);
   /// MAILROOM_WATCHDOG: called when progress() did nothing; stops the job with a report of every
   /// live selector once nothing has happened for the configured time.
@@ -232,6 +242,9 @@ class selector_core {
   bool handle_arrivals(std::size_t m, std::size_t budget);
   /// Sets mailbox m's priority (selector::priority).
   void set_priority(int m, int priority);
+  /// Disables or enables mailbox m on this PE (selector::disable, enable).
+  void set_enabled(int m, bool enabled);
+  [[nodiscard]] bool enabled(int m) const;
   [[nodiscard]] mailbox_base& box(std::size_t m) const noexcept { return *boxes_[m]; }
 
   /// Explains why mailbox m does not take this send (the cold path of send()), and stops the job.
