@@ -475,9 +475,12 @@ class selector {
   /// mailboxes: an edge between selectors in the termination graph. This selector then
   /// terminates after upstream, whatever order done() and wait() are called in: its mailboxes
   /// close once this PE has called their done() and upstream has terminated here. Call it on
-  /// every PE, after constructing both and before any done() or send between them. Cycles of
-  /// selectors feeding each other are refused: put such mailboxes in one selector, whose graph
-  /// may have cycles.
+  /// every PE, after constructing both and before any done() or send between them. Selectors
+  /// that feed each other around a cycle (a.receives_from(b) and b.receives_from(a), or a longer
+  /// loop) terminate together, by quiescence, once the entries of all of them are done: the
+  /// declaration that closes the cycle is then collective (every PE makes it in the same order
+  /// among its constructions of selectors), and a wait() on any of them waits for all. Cycles
+  /// through a selector over a team are refused.
   template <class S>
   void receives_from(const S& upstream) {
     core_->receives_from(upstream.ref().id());

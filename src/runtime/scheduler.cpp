@@ -346,6 +346,7 @@ selector_core::~selector_core() {
       if (plan_.entry[m] && !user_done_[m]) done(static_cast<int>(m));
     wait();
   }
+  if (ring_) std::erase(ring_->members, this);  // (terminated with the others)
   scheduler::owners.erase(id_);
   for (const mailbox_base* b : boxes_) scheduler::prioritized -= b->priority != 0;
   std::erase(scheduler::live, this);
@@ -376,6 +377,18 @@ std::string selector_core::describe() const {
       s += fmt::format("{}{}", i == 0 ? "" : " ", v[i]);
     return v.size() > k_listed ? s + " ..." : s;
   };
+  if (ring_ && !finished()) {
+    std::string ids, open;
+    for (const selector_core* r : ring_->members) {
+      ids += fmt::format(" #{}", r->id_);
+      if (!r->entries_done()) open += fmt::format(" #{}", r->id_);
+    }
+    out += fmt::format("  {} #{}: feeds and is fed by{} (receives_from around a cycle): they "
+                       "terminate together{}\n",
+                       kind_, id_, ids,
+                       open.empty() ? "" : fmt::format("; done() NOT called on all entries of{}",
+                                                       open));
+  }
   if (const selector_core* up = feeder_running(); up != nullptr && !finished())
     out += fmt::format("  {} #{}: closes after {} #{} has terminated here (receives_from)\n", kind_,
                        id_, up->kind_, up->id_);
@@ -621,7 +634,9 @@ const selector_core* live_selector(std::uint64_t id) noexcept {
 const selector_core* selector_core::feeder_running() const noexcept {
   // (A feeder destroyed here has terminated here: its destructor waits for that.)
   for (const std::uint64_t id : feeders_)
-    if (const selector_core* s = live_selector(id); s != nullptr && !s->finished()) return s;
+    if (const selector_core* s = live_selector(id);
+        s != nullptr && !s->finished() && (ring_ == nullptr || s->ring_ != ring_))
+      return s;
   return nullptr;
 }
 
@@ -639,20 +654,68 @@ void selector_core::receives_from(std::uint64_t upstream) {
                  "{} #{}: receives_from called after done() (or after it terminated); declare "
                  "it first, on every PE",
                  kind_, id_);
-  // A cycle of selectors would wait for itself: refuse it (upstream, or what feeds it, being
-  // fed by this one).
-  std::vector<const selector_core*> todo{up};
-  for (std::size_t i = 0; i < todo.size(); ++i)
-    for (const std::uint64_t id : todo[i]->feeders_) {
-      MAILROOM_CHECK(id != id_,
-                     "{} #{} receives_from {} #{}, which (through the selectors feeding it) "
-                     "receives from {} #{}: cycles between selectors are not supported; put "
-                     "the mailboxes of the cycle in one selector, whose graph may have cycles",
-                     kind_, id_, up->kind_, up->id_, kind_, id_);
-      if (const selector_core* s = live_selector(id)) todo.push_back(s);
+  // Does the edge close a cycle (this feeds upstream, through the selectors it feeds)? The
+  // selectors on it are those that feed upstream (transitively) and are fed by this one.
+  const auto feeding = [](const selector_core* to) {  // to and all that feed it, transitively
+    std::vector<const selector_core*> all{to};
+    for (std::size_t i = 0; i < all.size(); ++i)
+      for (const std::uint64_t id : all[i]->feeders_)
+        if (const selector_core* s = live_selector(id);
+            s != nullptr && std::find(all.begin(), all.end(), s) == all.end())
+          all.push_back(s);
+    return all;
+  };
+  const std::vector<const selector_core*> into_up = feeding(up);
+  if (std::find(into_up.begin(), into_up.end(), this) != into_up.end() &&
+      (ring_ == nullptr || up->ring_ != ring_)) {
+    std::vector<selector_core*> path;
+    for (const selector_core* s : into_up) {
+      const std::vector<const selector_core*> into_s = feeding(s);
+      if (std::find(into_s.begin(), into_s.end(), this) != into_s.end())
+        path.push_back(const_cast<selector_core*>(s));  // (the live selectors are ours)
     }
+    form_ring(std::move(path));
+  }
   if (std::find(feeders_.begin(), feeders_.end(), upstream) == feeders_.end())
     feeders_.push_back(upstream);
+}
+
+void selector_core::form_ring(std::vector<selector_core*> path) {
+  // With the rings its members are already in: they all terminate together now.
+  std::vector<selector_core*> members;
+  const auto add = [&](selector_core* s) {
+    if (std::find(members.begin(), members.end(), s) == members.end()) members.push_back(s);
+  };
+  add(this);
+  for (selector_core* s : path) {
+    add(s);
+    if (s->ring_)
+      for (selector_core* t : s->ring_->members) add(t);
+  }
+  if (ring_)
+    for (selector_core* t : ring_->members) add(t);
+  for (const selector_core* s : members) {
+    MAILROOM_CHECK(!s->over_team_,
+                   "{} #{} and {} #{} feed each other (receives_from around a cycle), and one is "
+                   "over a team: such cycles are supported between selectors of the job only; put "
+                   "the mailboxes of the cycle in one selector",
+                   kind_, id_, s->kind_, s->id_);
+    MAILROOM_CHECK(s->finished_count_ == 0 &&
+                       std::none_of(s->user_done_.begin(), s->user_done_.end(),
+                                    [](bool d) { return d; }),
+                   "{} #{} receives_from closes a cycle through {} #{}, on which done() was already "
+                   "called (or which terminated): declare the edges of a cycle before any done()",
+                   kind_, id_, s->kind_, s->id_);
+  }
+  // The waves run on a communicator of their own: collective, like constructing a selector, so
+  // every PE declares the edges that close cycles in the same order among its constructions.
+  scheduler::check_not_completing("receives_from() closing a cycle of selectors");
+  std::sort(members.begin(), members.end(),
+            [](const selector_core* a, const selector_core* b) { return a->id_ < b->id_; });
+  auto ring = std::make_shared<feed_ring>();
+  ring->members = members;
+  ring->ctx = std::make_unique<transport::collective_context>();
+  for (selector_core* s : members) s->ring_ = ring;
 }
 
 bool selector_core::closed(std::size_t c) const noexcept {
@@ -786,25 +849,73 @@ bool selector_core::step(bool arrivals) {
       any = box.handle_locals() || any;
     }
   }
+  if (ring_) return step_ring() || any;
   // Nothing terminates while a worker's sends wait here or a handler's task may still send. (In
   // that order: a worker that takes a block away counts in handler_work first.)
   for (std::size_t c = 0; c < components_.size(); ++c) {
     if (components_[c].finished || !closed(c)) continue;
     if (staged_waiting(c) || handler_work() > 0) continue;
     if (step_component(c)) {
-      components_[c].finished = true;
-      ++finished_count_;
+      finish_component(c);
       any = true;
-      if (finished() && current_config().stats > 0) print_stats();
-      if (finished() && finished_promise_ != nullptr) {
-        const bool outer = scheduler::completing;  // (its continuations run from progress)
-        scheduler::completing = true;
-        finished_promise_->set_value();
-        scheduler::completing = outer;
-      }
     }
   }
   return any;
+}
+
+void selector_core::finish_component(std::size_t c) {
+  components_[c].finished = true;
+  ++finished_count_;
+  for (int m : plan_.components[c].members) boxes_[static_cast<std::size_t>(m)]->accepts = 0;
+  if (finished() && current_config().stats > 0) print_stats();
+  if (finished() && finished_promise_ != nullptr) {
+    const bool outer = scheduler::completing;  // (its continuations run from progress)
+    scheduler::completing = true;
+    finished_promise_->set_value();
+    scheduler::completing = outer;
+  }
+}
+
+bool selector_core::entries_done() const noexcept {
+  for (std::size_t m = 0; m < boxes_.size(); ++m)
+    if (plan_.entry[m] && !user_done_[m]) return false;
+  return true;
+}
+
+// A ring terminates as a cycle inside one selector does (step_component), over the mailboxes of
+// all its members: closed here once every member's entries are done and every selector outside
+// the ring that feeds one of them has terminated here; then quiescence waves over the members'
+// counts, sampled when none of their mailboxes has anything waiting here.
+bool selector_core::step_ring() {
+  feed_ring& r = *ring_;
+  if (r.finished || r.members.front() != this) return false;
+  for (const selector_core* s : r.members) {
+    if (!s->entries_done() || s->feeder_running() != nullptr) return false;
+    for (const mailbox_base* b : s->boxes_)
+      if (b->disabled.load(std::memory_order_relaxed)) return false;  // (as closed())
+  }
+  bool ready = handler_work() == 0;
+  std::int64_t sent = 0, processed = 0;
+  for (const selector_core* s : r.members)
+    for (std::size_t c = 0; c < s->components_.size(); ++c)
+      if (s->staged_waiting(c)) ready = false;
+  for (const selector_core* s : r.members)
+    for (const mailbox_base* b : s->boxes_)
+      if (b->conveyor.has_arrivals() || b->conveyor.forwarding()) ready = false;
+  if (ready) {
+    for (selector_core* s : r.members)
+      for (mailbox_base* b : s->boxes_) {
+        if (!b->conveyor.flush(false)) ready = false;
+        sent += b->conveyor.sent_items();
+        processed += b->conveyor.processed_items();
+      }
+  }
+  if (!r.waves.step(*r.ctx, ready, sent, processed)) return false;
+  r.finished = true;
+  for (selector_core* s : r.members)
+    for (std::size_t c = 0; c < s->components_.size(); ++c)
+      if (!s->components_[c].finished) s->finish_component(c);
+  return true;
 }
 
 future<void> selector_core::finished_future() {
@@ -823,13 +934,14 @@ void selector_core::wait() {
                    kind_, m);
   // The same for the selectors that feed it (receives_from), and theirs: it terminates after
   // them.
-  std::vector<const selector_core*> feeding{this};  // (no cycles: receives_from refuses them)
+  std::vector<const selector_core*> feeding{this}, seen{this};  // (rings: cycles)
   while (!feeding.empty()) {
     const selector_core* f = feeding.back();
     feeding.pop_back();
     for (const std::uint64_t id : f->feeders_) {
       const selector_core* s = live_selector(id);
-      if (s == nullptr) continue;
+      if (s == nullptr || std::find(seen.begin(), seen.end(), s) != seen.end()) continue;
+      seen.push_back(s);
       for (std::size_t m = 0; m < s->boxes_.size(); ++m)
         MAILROOM_CHECK(!s->plan_.entry[m] || s->user_done_[m] || s->finished(),
                        "wait() on {} #{}, which receives from {} #{}, whose entry mailbox {} was "

@@ -5,7 +5,8 @@
 // lives through the whole run, and a few alive together, check that references to selectors
 // (selector::ref(), what lambda messages carry) still find theirs as the table of live ones is
 // rebuilt.
-// Usage: selector_churn [selectors]
+// Usage: selector_churn [selectors] [slack KiB: what the resident set may grow by besides; 64]
+// (Across emulated hosts MPI's TCP buffers grow as the run goes: there the test gives 256.)
 #include <mailroom/mailroom.hpp>
 
 #include "mpi_check.hpp"
@@ -64,6 +65,7 @@ std::int64_t one_selector(std::int64_t i, int& failures) {
 int main(int argc, char** argv) {
   mr::runtime rt(argc, argv);
   const std::int64_t n = argc > 1 ? std::atoll(argv[1]) : 1000000;
+  const std::int64_t slack = (argc > 2 ? std::atoll(argv[2]) : 64) * 1024;
   const std::int64_t warm = n / 10;
   int failures = 0;
   std::int64_t got = 0;
@@ -88,7 +90,7 @@ int main(int argc, char** argv) {
   EXPECT(failures == 0, "selector::ref() found another selector");
   EXPECT(got == n, "%lld messages arrived right, expected %lld", static_cast<long long>(got),
          static_cast<long long>(n));
-  const std::int64_t allowed = (n - warm) / 8192 * 4096 + 64 * 1024;
+  const std::int64_t allowed = (n - warm) / 8192 * 4096 + slack;
   EXPECT(CHURN_ASAN || grown <= allowed,
          "the resident set grew by %lld bytes over %lld selectors (%.2f each; "
          "allowed %lld)",

@@ -211,6 +211,17 @@ class handler_scope {
   handler_scope& operator=(const handler_scope&) = delete;
 };
 
+/// Selectors of the job that feed each other around a cycle (receives_from both ways, or around
+/// a longer loop): they terminate together, by quiescence waves over all their mailboxes, as a
+/// cycle inside one selector does. Shared by its members; made collectively by the
+/// receives_from that closes the cycle.
+struct feed_ring {
+  std::vector<selector_core*> members;  ///< the live ones on this PE, by id; the first steps it
+  termination::quiescence waves;
+  std::unique_ptr<transport::collective_context> ctx;
+  bool finished = false;
+};
+
 /// The non-template part of a selector: done bookkeeping, termination of each component of the
 /// dependency graph, wait().
 class selector_core {
@@ -274,6 +285,16 @@ class selector_core {
     std::unique_ptr<transport::collective_context> ctx;  // cyclic components only
   };
   bool closed(std::size_t c) const noexcept;
+  /// Every entry of this selector done() on this PE.
+  [[nodiscard]] bool entries_done() const noexcept;
+  /// In a ring: steps its waves (its first member only); true if anything happened.
+  bool step_ring();
+  /// Component c has terminated on this PE: its mailboxes take no more sends; the promise of
+  /// finished_future() and the statistics once every component has.
+  void finish_component(std::size_t c);
+  /// Forms (or joins) the ring that the edge upstream -> this closes; `path` holds the
+  /// selectors on the cycle.
+  void form_ring(std::vector<selector_core*> path);
   /// The first selector that feeds this one and has not terminated here (null: none).
   [[nodiscard]] const selector_core* feeder_running() const noexcept;
   bool staged_waiting(std::size_t c) const noexcept;
@@ -286,6 +307,7 @@ class selector_core {
   std::vector<component_state> components_;
   std::vector<bool> user_done_;
   std::vector<std::uint64_t> feeders_;  // ids of the selectors that send to this one
+  std::shared_ptr<feed_ring> ring_;     // selectors it feeds and is fed by (null: none)
   std::size_t finished_count_ = 0;
   bool over_team_ = false;
   std::uint32_t id_;
