@@ -3,17 +3,17 @@
 #
 # Default (what CI runs; about 30 minutes on 2 cores, half of it building): set up, then
 #  - release build (g++): every test, with the simulated machine at 256 PEs (exactly-once under
-#    each routing, collectives, teams, one-sided) and histogram and index-gather across
-#    emulated hosts;
-#  - MPICH: the library's unit and MPI tests at 1 and 2 PEs (and those that only run at more);
+#    each routing, collectives, teams, one-sided), and across emulated hosts all but five of
+#    the mini-apps and the hang tests (their one-host versions run);
+#  - MPICH: the library's MPI tests at 1 and 2 PEs (and those that only run at more);
 #  - clang with AddressSanitizer and UndefinedBehaviorSanitizer, without the mini-apps: the unit
 #    and MPI tests at 1 and 2 PEs (and most of those that only run at more), the simulator's own
-#    tests with exactly-once at 256 PEs, and the Matrix Market fuzz target for 60 s;
+#    tests with exactly-once at 256 PEs, and the Matrix Market fuzz target for 30 s;
 #  - ThreadSanitizer: the threaded tasks test with 1 to 4 workers per PE at 1 to 4 PEs.
 # --full adds what those leave out (about an hour more): the mini-apps on the simulated machine
-# at 256 PEs and the other five across emulated hosts; MPICH and the sanitizers at 3 PEs and
-# more; the mini-apps, the negative-compile tests and the rest of the simulated machine's under
-# the sanitizers. The simulated machine at 1024 to 4096 PEs is `ctest -L scale_full` in the
+# at 256 PEs, and the rest across emulated hosts; MPICH with the unit tests and at 3 PEs and
+# more; under the sanitizers those too, the mini-apps, the negative-compile tests and the rest
+# of the simulated machine's, and 60 s of fuzzing. The simulated machine at 1024 to 4096 PEs is `ctest -L scale_full` in the
 # release build (README).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,12 +36,16 @@ esac
 if [ "$full" = 1 ]; then
   release_out='scale_full'
   mpich_out='^$'
+  mpich_unit=ON
+  fuzz_seconds=${MAILROOM_FUZZ_SECONDS:-60}
   san_apps=ON
   san_out='scale_full|scale_apps|cluster'
   san_names='^(pointer_chase|randperm_uniform)\.np[34]$|^sim\.exactly_once\.256x32\.(direct\.seed1|node\.link_credits1|mesh\.link_credits0)$'
 else
   release_out='scale_full|scale_apps|full'
   mpich_out='many_pes'
+  mpich_unit=OFF
+  fuzz_seconds=${MAILROOM_FUZZ_SECONDS:-30}
   san_apps=OFF
   san_out='scale_full|scale_apps|cluster|many_pes|neg'
   san_names='^(api_mesh|api_routed|enable_disable_routed)\.np4$|^sim\.(collectives|team_selectors)\.|^sim\.exactly_once\.256x32\.(direct\.seed1|node\.link_credits1|mesh\.link_credits0)$'
@@ -53,19 +57,19 @@ bash scripts/setup.sh build
 
 echo "== MPICH build: the library and its MPI tests"
 # The same library and tests against MPICH (its wrapper and hydra launcher by name: Open MPI stays
-# the system's default). Unit and MPI tests only; pointer_chase and sparse_matrix at 3 and 4 PEs
-# are left out even by --full (on 2 cores MPICH takes 35-80 s each there, and 1-2 PEs cover the
-# same paths).
+# the system's default). MPI tests only (with --full, the unit tests too); pointer_chase and
+# sparse_matrix at 3 and 4 PEs are left out even by --full (on 2 cores MPICH takes 35-80 s each
+# there, and 1-2 PEs cover the same paths).
 bash scripts/setup.sh build-mpich -DMPI_CXX_COMPILER="$(command -v mpicxx.mpich)" \
   -DMPIEXEC_EXECUTABLE="$(command -v mpiexec.mpich)" \
-  -DMAILROOM_BUILD_APPS=OFF -DMAILROOM_BUILD_EXAMPLES=OFF
+  -DMAILROOM_BUILD_APPS=OFF -DMAILROOM_BUILD_EXAMPLES=OFF -DMAILROOM_BUILD_UNIT_TESTS="$mpich_unit"
 (cd build-mpich && ctest --output-on-failure -j 2 --timeout 300 -L 'mpi|unit' -LE "$mpich_out" \
   -E '^(pointer_chase|sparse_matrix)\.np[34]$')
 
-echo "== sanitizer build (clang, address + undefined), and ${MAILROOM_FUZZ_SECONDS:-60} s of fuzzing"
+echo "== sanitizer build (clang, address + undefined), and $fuzz_seconds s of fuzzing"
 CC=clang CXX=clang++ bash scripts/setup.sh build-san -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DMAILROOM_SANITIZE=address,undefined -DMAILROOM_FUZZ=ON \
-  -DMAILROOM_FUZZ_SECONDS="${MAILROOM_FUZZ_SECONDS:-60}" \
+  -DMAILROOM_FUZZ_SECONDS="$fuzz_seconds" \
   -DMAILROOM_BUILD_APPS="$san_apps" -DMAILROOM_BUILD_EXAMPLES="$san_apps"
 # Leaks are reported, except allocations made inside MPI's own libraries (tests/sanitizers/
 # lsan.supp). Open MPI must keep its plugins loaded so those stacks can be named, and the slow
