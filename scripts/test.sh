@@ -36,6 +36,7 @@ esac
 if [ "$full" = 1 ]; then
   release_out='scale_full'
   mpich_out='^$'
+  mpich_names='^(pointer_chase|sparse_matrix)\.np[34]$'
   mpich_unit=ON
   fuzz_seconds=${MAILROOM_FUZZ_SECONDS:-60}
   san_apps=ON
@@ -44,11 +45,12 @@ if [ "$full" = 1 ]; then
 else
   release_out='scale_full|scale_apps|full'
   mpich_out='many_pes'
+  mpich_names='^(pointer_chase|sparse_matrix)\.np[34]$|^(api_mesh|api_routed)\.np4$'
   mpich_unit=OFF
   fuzz_seconds=${MAILROOM_FUZZ_SECONDS:-30}
   san_apps=OFF
   san_out='scale_full|scale_apps|cluster|many_pes|neg'
-  san_names='^(api_mesh|api_routed|enable_disable_routed)\.np4$|^sim\.(collectives|team_selectors)\.|^sim\.exactly_once\.256x32\.(direct\.seed1|node\.link_credits1|mesh\.link_credits0)$'
+  san_names='^(api_mesh|api_routed|enable_disable_routed)\.np4$|^sim\.(collectives|team_selectors)\.|^sim\.exactly_once\.256x32\.(direct\.seed1|mesh\.seed1|node\.link_credits1|mesh\.link_credits0)$'
 fi
 
 echo "== release build (g++): the whole suite (of the simulated machine's, 256 PEs only)"
@@ -59,12 +61,13 @@ echo "== MPICH build: the library and its MPI tests"
 # The same library and tests against MPICH (its wrapper and hydra launcher by name: Open MPI stays
 # the system's default). MPI tests only (with --full, the unit tests too); pointer_chase and
 # sparse_matrix at 3 and 4 PEs are left out even by --full (on 2 cores MPICH takes 35-80 s each
-# there, and 1-2 PEs cover the same paths).
+# there, and 1-2 PEs cover the same paths), and by default api with node and mesh routing at 4
+# PEs too (18-20 s each; the release build runs them).
 bash scripts/setup.sh build-mpich -DMPI_CXX_COMPILER="$(command -v mpicxx.mpich)" \
   -DMPIEXEC_EXECUTABLE="$(command -v mpiexec.mpich)" \
   -DMAILROOM_BUILD_APPS=OFF -DMAILROOM_BUILD_EXAMPLES=OFF -DMAILROOM_BUILD_UNIT_TESTS="$mpich_unit"
 (cd build-mpich && ctest --output-on-failure -j 2 --timeout 300 -L 'mpi|unit' -LE "$mpich_out" \
-  -E '^(pointer_chase|sparse_matrix)\.np[34]$')
+  -E "$mpich_names")
 
 echo "== sanitizer build (clang, address + undefined), and $fuzz_seconds s of fuzzing"
 CC=clang CXX=clang++ bash scripts/setup.sh build-san -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -88,7 +91,9 @@ export UBSAN_OPTIONS=print_stacktrace=1
 # randperm_uniform at 3 and 4 PEs (sanitized and oversubscribed, 112-165 s each). The default
 # tier also leaves out the MPI tests at 3 PEs and more that also run at 1 or 2 (label many_pes),
 # api with node and mesh routing at 4 PEs and enable_disable routed (50-70 s each; exactly-once
-# covers routing on the simulated machine), the simulated collectives and team selectors, and
+# covers routing on the simulated machine, with node routing), exactly-once with mesh routing
+# on the simulated machine (28 s; the release build runs it), the simulated collectives and
+# team selectors, and
 # the negative-compile tests (the compiler's messages, which the release build checks). A test
 # that fails is run once more: a real failure fails twice.
 (cd build-san && ctest --output-on-failure -j 2 --timeout 900 --repeat until-pass:2 \
