@@ -764,13 +764,8 @@ bool selector_core::step_component(std::size_t c) {
       processed += conv.processed_items();
     }
   }
-  if (st.waves.step(*st.ctx, ready, sent, processed)) {
-    for (int m : comp.members) {
-      boxes_[static_cast<std::size_t>(m)]->accepts = 0;
-    }
-    return true;
-  }
-  return false;
+  // (Once it has terminated, finish_component closes its mailboxes to sends.)
+  return st.waves.step(*st.ctx, ready, sent, processed);
 }
 
 // A handler that throws leaves its buffer half handled: the messages after it would be lost and
