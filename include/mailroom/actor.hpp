@@ -11,24 +11,26 @@ namespace mailroom {
 
 namespace detail {
 /// A handler of T messages whose type is erased (for actor<T> written without its handler type).
+/// (For span_of<U> it takes the std::span<const U>, for serialized<U> the U: message_arg_t.)
 template <class T>
 struct erased_handler {
-  std::function<void(const T&, pe)> fn;
+  using arg = message_arg_t<T>;
+  std::function<void(const arg&, pe)> fn;
   template <class F>
     requires(!std::is_same_v<std::decay_t<F>, erased_handler>)
   erased_handler(F f)  // NOLINT(google-explicit-constructor): built from the user's lambda
-      : fn([g = std::move(f)](const T& msg, pe from) mutable {
-          if constexpr (std::is_invocable_v<F&, const T&, pe>) {
+      : fn([g = std::move(f)](const arg& msg, pe from) mutable {
+          if constexpr (std::is_invocable_v<F&, const arg&, pe>) {
             g(msg, from);
-          } else if constexpr (std::is_invocable_v<F&, const T&>) {
+          } else if constexpr (std::is_invocable_v<F&, const arg&>) {
             g(msg);
           } else {
-            static_assert(std::is_invocable_v<F&, const T&>,
+            static_assert(std::is_invocable_v<F&, const arg&>,
                           "actor<T> handler: must be callable as handler(msg, from) or "
                           "handler(msg)");
           }
         }) {}
-  void operator()(const T& msg, pe from) { fn(msg, from); }
+  void operator()(const arg& msg, pe from) { fn(msg, from); }
 };
 
 template <class T, class H>
@@ -72,10 +74,11 @@ class actor {
     requires(!std::is_void_v<U>)
   actor(const team& t, mailbox_spec<U, H> s) : sel_(t, std::move(s)) {}
 
-  /// Sends msg to this actor's mailbox on PE dest.
+  /// Sends msg to this actor's mailbox on PE dest (for span_of<U> a std::span<const U>, for
+  /// serialized<U> a U).
   template <class U = T>
     requires(!std::is_void_v<U>)
-  void send(pe dest, const std::type_identity_t<U>& msg) {
+  void send(pe dest, const detail::message_arg_t<std::type_identity_t<U>>& msg) {
     sel_.template send<0>(dest, msg);
   }
   /// Sends a closure to run on PE dest.

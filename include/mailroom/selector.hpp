@@ -9,15 +9,21 @@
 #include "mailroom/runtime.hpp"
 #include "mailroom/termination.hpp"
 
+#include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <new>
 #include <optional>
+#include <span>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace mailroom {
 
@@ -58,6 +64,24 @@ template <class T, class H>
   return {std::forward<H>(handler), true};
 }
 
+/// The message type of a mailbox of variable-size messages: arrays of T (trivially copyable) of
+/// any length. Its handler takes std::span<const T>, valid during the call: handler(items, from,
+/// self), handler(items, from) or handler(items). send<I>(pe, items) takes a std::span<const T>
+/// (a vector or an array converts). Those that fit in a buffer (selector::var_room) are
+/// aggregated as fixed-size messages are, after an 8-byte length word; a larger one travels in
+/// buffer-sized pieces, reassembled on its PE before the handler runs once on the whole.
+template <class T>
+struct span_of {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "span_of<T>: T must be trivially copyable (its bytes cross the wire)");
+  using value_type = T;
+};
+
+/// The message type of a mailbox of values of T serialised with cereal (strings, vectors, maps,
+/// structs with a serialize function): mailroom/serialized.hpp.
+template <class T>
+struct serialized;
+
 /// A mailbox whose messages are closures: send(pe, [=] { ... }) runs the closure on that PE.
 struct lambdas {
   using message_type = void;
@@ -83,6 +107,42 @@ inline void call_handler(H& h, const T& msg, pe from, Sel& self) {
 
 template <class Spec, class Sel>
 class mailbox_impl;
+
+template <class T>
+inline constexpr bool is_span_of = false;
+template <class T>
+inline constexpr bool is_span_of<span_of<T>> = true;
+template <class T>
+inline constexpr bool is_serialized = false;
+template <class T>
+inline constexpr bool is_serialized<serialized<T>> = true;
+
+/// What a handler of messages of type M receives and a send takes: M itself, the span of a
+/// span_of, the value of a serialized.
+template <class M>
+struct message_arg {
+  using type = M;
+};
+template <class U>
+struct message_arg<span_of<U>> {
+  using type = std::span<const U>;
+};
+template <class U>
+struct message_arg<serialized<U>> {
+  using type = U;
+};
+template <class M>
+using message_arg_t = typename message_arg<M>::type;
+
+// The handler of a mailbox of serialized<T>: decodes the bytes, then calls the user's handler.
+template <class T, class H, class Sel>
+struct decoding_handler {
+  H inner;
+  void operator()(std::span<const std::byte> bytes, pe from, Sel& self) {
+    const T value = serialized<T>::decode(bytes);
+    call_handler(inner, value, from, self);
+  }
+};
 
 // A mailbox as its selector's signature sees it (detail/signature.hpp).
 template <class Spec>
@@ -200,6 +260,174 @@ class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
 
   H handler_;
   Sel* self_;
+};
+
+// What sends to a mailbox of variable-size messages need of it.
+struct var_sends {
+  /// The largest payload, in bytes, that one item carries (larger messages go in pieces).
+  std::size_t room = 0;
+  /// Numbers the large messages this PE sends to the mailbox (their pieces name them by it).
+  std::atomic<std::uint64_t> next_large{0};
+};
+
+// A byte buffer for a send that builds its message first (a serialised value, the pieces of a
+// large one): one per nesting level (a blocked send may run a handler that sends in turn), kept
+// for reuse, so no allocation per message once warm.
+struct scratch {
+  scratch() : bytes(take()) {}
+  ~scratch() { --depth(); }
+  scratch(const scratch&) = delete;
+  scratch& operator=(const scratch&) = delete;
+  std::vector<std::byte>& bytes;
+
+ private:
+  static std::size_t& depth() noexcept {
+    thread_local std::size_t d = 0;
+    return d;
+  }
+  static std::vector<std::byte>& take() {
+    thread_local std::vector<std::unique_ptr<std::vector<std::byte>>> kept;
+    std::size_t& d = depth();
+    if (d == kept.size()) kept.push_back(std::make_unique<std::vector<std::byte>>());
+    std::vector<std::byte>& b = *kept[d++];
+    b.clear();
+    return b;
+  }
+};
+
+// A mailbox of variable-size messages: items [len][0][payload, padded to 8] (conveyor_core::
+// push_var), after their origin when forwarded. A message larger than a buffer comes in pieces
+// (len has k_var_piece), each [seq][total][offset][bytes], reassembled here before its handler
+// runs (selector::send_large).
+template <class U, class H, class Sel>
+class mailbox_impl<mailbox_spec<span_of<U>, H>, Sel> : public mailbox_base {
+ public:
+  mailbox_impl(mailbox_spec<span_of<U>, H>&& spec, Sel* self, std::uint32_t signature,
+               const team_lanes* team)
+      : mailbox_base(false, signature, 0, team), handler_(std::move(spec.handler)), self_(self) {
+    MAILROOM_CHECK(!spec.concurrent, "a mailbox of variable-size messages cannot have concurrent "
+                   "handlers (yet)");
+    var.room = conveyor.var_room();
+  }
+  ~mailbox_impl() override {
+    MAILROOM_CHECK(partial_.empty(), "a mailbox of variable-size messages ends with {} large "
+                   "message(s) partly arrived", partial_.size());
+  }
+
+  void process_front() override {
+    const arrival& a = conveyor.front();
+    const std::byte* p = a.begin();
+    const std::byte* end = a.end();
+    if (MAILROOM_UNLIKELY(a.origins)) {
+      while (p < end) {
+        std::uint32_t origin;
+        std::memcpy(&origin, p, 4);
+        scheduler::current_source = static_cast<int>(origin);
+        p = run_one(p + 4, pe(static_cast<int>(origin)));
+      }
+    } else {
+      scheduler::current_source = a.source;
+      const pe from(a.from);
+      while (p < end) p = run_one(p, from);
+    }
+    scheduler::current_source = -1;
+    conveyor.pop_front();
+  }
+
+  // Entries [len][0][payload] (Sel::stage_var), from this PE.
+  void run_local(const stage_block& b) override {
+    scheduler::current_source = self_source;
+    const pe from(self_from);
+    for (const std::byte* p = b.data; p < b.data + b.used;) p = run_one(p, from);
+    scheduler::current_source = -1;
+  }
+
+  // Entries [dest][0][len][0][payload] (Sel::stage_var).
+  bool drain(stage_block& b, std::uint32_t& at) override {
+    while (at < b.used) {
+      const std::byte* e = b.data + at;
+      int dest;
+      std::uint32_t len;
+      std::memcpy(&dest, e, 4);
+      std::memcpy(&len, e + 8, 4);
+      if (!conveyor.push_var(dest, e + 16, len)) return false;
+      at += static_cast<std::uint32_t>(8 + conveyor_core::var_item_bytes(len));
+    }
+    return true;
+  }
+
+  var_sends var;
+
+ private:
+  // Runs the handler on the item at p ([len][0][payload]); returns the next item.
+  const std::byte* run_one(const std::byte* p, pe from) {
+    std::uint32_t word;
+    std::memcpy(&word, p, 4);
+    const std::uint32_t len = word & conveyor_core::k_var_len;
+    const std::byte* payload = p + 8;
+    if (MAILROOM_UNLIKELY(word & conveyor_core::k_var_piece)) {
+      piece(payload, len, from);
+    } else if (MAILROOM_LIKELY(reinterpret_cast<std::uintptr_t>(payload) % alignof(U) == 0)) {
+      call(payload, len, from);
+    } else {
+      // (A routing prefix of 4 bytes left it misaligned for U: handled from an aligned copy.)
+      thread_local std::vector<std::uint64_t> aligned;
+      aligned.resize((len + 7) / 8);
+      std::memcpy(aligned.data(), payload, len);
+      call(aligned.data(), len, from);
+    }
+    return p + conveyor_core::var_item_bytes(len);
+  }
+  void call(const void* payload, std::size_t len, pe from) {
+    static_assert(alignof(U) <= alignof(std::uint64_t),
+                  "span_of<T>: T aligned beyond 8 bytes is not supported");
+    call_handler(handler_,
+                 std::span<const U>(std::launder(reinterpret_cast<const U*>(payload)),
+                                    len / sizeof(U)),
+                 from, *self_);
+  }
+  // A piece [seq][total][offset][bytes] of a large message from `from`: copied into place; the
+  // handler runs on the whole once every byte has arrived (pieces may come in any order).
+  [[gnu::cold, gnu::noinline]] void piece(const std::byte* payload, std::uint32_t len, pe from) {
+    std::uint64_t head[3];
+    std::memcpy(head, payload, sizeof head);
+    const std::size_t bytes = len - sizeof head;
+    MAILROOM_ASSERT(len >= sizeof head && head[2] + bytes <= head[1]);
+    const auto key = std::make_pair(from.rank(), head[0]);
+    auto it = partial_.find(key);
+    if (it == partial_.end()) {
+      it = partial_.emplace(key, large{}).first;
+      it->second.words.resize((head[1] + 7) / 8);
+    }
+    large& m = it->second;
+    std::memcpy(reinterpret_cast<std::byte*>(m.words.data()) + head[2], payload + sizeof head,
+                bytes);
+    m.arrived += bytes;
+    if (m.arrived < head[1]) return;
+    const large whole = std::move(m);
+    partial_.erase(it);
+    call(whole.words.data(), head[1], from);
+  }
+
+  struct large {
+    std::vector<std::uint64_t> words;
+    std::uint64_t arrived = 0;
+  };
+  H handler_;
+  Sel* self_;
+  std::map<std::pair<int, std::uint64_t>, large> partial_;  ///< large messages partly arrived
+};
+
+// A mailbox of serialised messages: a mailbox of bytes whose handler decodes them first.
+template <class T, class H, class Sel>
+class mailbox_impl<mailbox_spec<serialized<T>, H>, Sel> final
+    : public mailbox_impl<mailbox_spec<span_of<std::byte>, decoding_handler<T, H, Sel>>, Sel> {
+ public:
+  mailbox_impl(mailbox_spec<serialized<T>, H>&& spec, Sel* self, std::uint32_t signature,
+               const team_lanes* team)
+      : mailbox_impl<mailbox_spec<span_of<std::byte>, decoding_handler<T, H, Sel>>, Sel>(
+            {decoding_handler<T, H, Sel>{std::move(spec.handler)}, spec.concurrent}, self,
+            signature, team) {}
 };
 
 template <class Sel>
@@ -354,12 +582,42 @@ class selector {
   /// buffers, runs pending handlers until it has (from inside a handler it never blocks). So
   /// from user code a send may run handlers: state they change may change under a send loop.
   template <std::size_t I>
-    requires(I < size && !std::is_void_v<message_type<I>>)
+    requires(I < size && !std::is_void_v<message_type<I>> &&
+             !detail::is_span_of<message_type<I>> && !detail::is_serialized<message_type<I>>)
   void send(pe dest, const message_type<I>& msg) {
     auto& box = *std::get<I>(boxes_);
     if (MAILROOM_UNLIKELY(!admitted(box, dest))) return stage(box, I, dest.rank(), msg);
     if (MAILROOM_UNLIKELY(!box.conveyor.template push<sizeof(message_type<I>)>(dest.rank(), &msg)))
       push_blocked(box.conveyor, dest.rank(), msg);
+  }
+
+  /// Sends a variable-size message to mailbox I (of span_of<T>) on PE `dest`: the items are
+  /// copied out at once. One of at most var_room<I>() bytes is aggregated with the others; a
+  /// larger one goes in pieces, each in a buffer, and its handler runs once all have arrived.
+  /// Blocks as the typed send does.
+  template <std::size_t I>
+    requires(I < size && detail::is_span_of<message_type<I>>)
+  void send(pe dest, std::span<const typename message_type<I>::value_type> items) {
+    auto& box = *std::get<I>(boxes_);
+    send_var(box, box.var, I, dest, items.data(), items.size_bytes());
+  }
+  /// Sends `value` to mailbox I (of serialized<T>) on PE `dest`: serialised at once (cereal's
+  /// binary archive), then sent as a variable-size message of its bytes.
+  template <std::size_t I>
+    requires(I < size && detail::is_serialized<message_type<I>>)
+  void send(pe dest, const typename message_type<I>::value_type& value) {
+    const detail::scratch s;
+    message_type<I>::encode(value, s.bytes);
+    auto& box = *std::get<I>(boxes_);
+    send_var(box, box.var, I, dest, s.bytes.data(), s.bytes.size());
+  }
+  /// The most bytes one message to variable-size mailbox I carries in one piece (what a buffer
+  /// holds after its headers): larger ones go in pieces.
+  template <std::size_t I>
+    requires(I < size && (detail::is_span_of<message_type<I>> ||
+                          detail::is_serialized<message_type<I>>))
+  [[nodiscard]] std::size_t var_room() const noexcept {
+    return std::get<I>(boxes_)->var.room;
   }
 
   /// Sends a closure to lambda mailbox I on PE `dest`, where it is called once, as
@@ -592,6 +850,72 @@ class selector {
     std::byte* e = box.staged.room(static_cast<std::uint32_t>(4 + sizeof(T)));
     std::memcpy(e, &dest, 4);
     std::memcpy(e + 4, &msg, sizeof(T));
+  }
+  [[gnu::noinline]] static void push_var_blocked(detail::conveyor_core& c, int dest,
+                                                 const void* payload, std::uint32_t len) {
+    const detail::credit_wait timer(c);
+    do detail::scheduler::progress_blocked();
+    while (!c.push_var(dest, payload, len));
+  }
+  [[gnu::always_inline]] void send_var(detail::mailbox_base& box, detail::var_sends& v,
+                                       std::size_t i, pe dest, const void* data,
+                                       std::size_t len) {
+    if (MAILROOM_UNLIKELY(len > v.room)) return send_large(box, v, i, dest, data, len);
+    send_piece(box, v, i, dest, data, static_cast<std::uint32_t>(len));
+  }
+  // Sends one item of length word `word` (conveyor_core::k_var_piece may be set).
+  [[gnu::always_inline]] void send_piece(detail::mailbox_base& box, detail::var_sends& v,
+                                         std::size_t i, pe dest, const void* data,
+                                         std::uint32_t word) {
+    if (MAILROOM_UNLIKELY(!admitted(box, dest)))
+      return stage_var(box, v, i, dest.rank(), data, word);
+    if (MAILROOM_UNLIKELY(!box.conveyor.push_var(dest.rank(), data, word)))
+      push_var_blocked(box.conveyor, dest.rank(), data, word);
+  }
+  // A message larger than one item carries: pieces [seq][total][offset][bytes], each small
+  // enough for a buffer and for a pool worker's staging block, reassembled by the mailbox there
+  // (in any order: forwarding may reorder them). seq numbers this PE's large messages to it.
+  [[gnu::cold, gnu::noinline]] void send_large(detail::mailbox_base& box, detail::var_sends& v,
+                                               std::size_t i, pe dest, const void* data,
+                                               std::size_t len) {
+    constexpr std::size_t head_bytes = 24;
+    const std::size_t piece = std::min(v.room, k_stage_room) - head_bytes;
+    const std::uint64_t seq = v.next_large.fetch_add(1, std::memory_order_relaxed);
+    const detail::scratch s;
+    s.bytes.resize(head_bytes + piece);
+    for (std::size_t off = 0; off < len; off += piece) {
+      const std::size_t n = std::min(piece, len - off);
+      const std::uint64_t head[3] = {seq, len, off};
+      std::memcpy(s.bytes.data(), head, head_bytes);
+      std::memcpy(s.bytes.data() + head_bytes, static_cast<const std::byte*>(data) + off, n);
+      send_piece(box, v, i, dest, s.bytes.data(),
+                 static_cast<std::uint32_t>(head_bytes + n) | detail::conveyor_core::k_var_piece);
+    }
+  }
+  // The largest variable-size item a pool worker's staging block holds (after [dest][0]).
+  static constexpr std::size_t k_stage_room = detail::stage_block::k_bytes - 16;
+  // A variable-size send that admitted() refused (see stage): into the pool worker's staging
+  // block, [dest][0][len][0][payload] (or [len][0][payload] to this PE).
+  [[gnu::cold, gnu::noinline]] void stage_var(detail::mailbox_base& box, detail::var_sends& v,
+                                              std::size_t i, int dest, const void* payload,
+                                              std::uint32_t word) {
+    if (MAILROOM_UNLIKELY(!pool_admitted(box, dest))) core_->refuse_send(static_cast<int>(i), dest);
+    const std::uint32_t len = word & detail::conveyor_core::k_var_len;
+    if (len > k_stage_room) {
+      // (Between what a staging block and what a buffer holds: in pieces, as larger ones go.)
+      MAILROOM_ASSERT((word & detail::conveyor_core::k_var_piece) == 0);
+      return send_large(box, v, i, pe(dest), payload, len);
+    }
+    const std::size_t n = detail::conveyor_core::var_item_bytes(word);
+    if (dest == box.self_from) {
+      detail::conveyor_core::write_var_item(
+          box.staged.room_local(static_cast<std::uint32_t>(n)), payload, word, n);
+      return;
+    }
+    std::byte* e = box.staged.room(static_cast<std::uint32_t>(8 + n));
+    const std::int32_t head[2] = {dest, 0};
+    std::memcpy(e, head, 8);
+    detail::conveyor_core::write_var_item(e + 8, payload, word, n);
   }
   template <class L>
   [[gnu::cold, gnu::noinline]] void stage_lambda(detail::mailbox_base& box, std::size_t i, int dest,

@@ -401,6 +401,7 @@ bool conveyor_core::forward_queue(std::size_t q) noexcept {
   if (!lanes_.empty()) return forward_records(q);
   // Copies of fixed size for the sizes messages usually have.
   switch (item_bytes_) {
+    case 0: return forward_var(q);
     case 4: return forward_items<4>(q);
     case 8: return forward_items<8>(q);
     case 12: return forward_items<12>(q);
@@ -409,6 +410,74 @@ bool conveyor_core::forward_queue(std::size_t q) noexcept {
     case 32: return forward_items<32>(q);
     default: return forward_items<0>(q);
   }
+}
+
+std::size_t conveyor_core::var_room() const noexcept {
+  // The smallest buffer less its header, the longest routing prefix ([dest][origin]) and the
+  // length word; payloads are padded to 8.
+  const std::size_t smallest = std::min<std::size_t>(capacity_, ex_.node_capacity());
+  return (smallest - k_header_bytes - 16) & ~std::size_t{7};
+}
+
+// As forward_items, with the stride of each item read from its length word.
+bool conveyor_core::forward_var(std::size_t q) noexcept {
+  const bool mesh = rt_.meshed;
+  const std::size_t prefix_bytes = mesh ? 8 : 4;
+  bool any = false;
+  auto& queue = forward_[q];
+  std::uint32_t& at = forward_at_[q];
+  while (!queue.empty()) {
+    const auto& t = queue.front();
+    const std::byte* p = t.buf + k_header_bytes + at;
+    const std::byte* end = t.buf + reinterpret_cast<const buffer_header*>(t.buf)->bytes;
+    const std::uint32_t from = !mesh && q == 1 ? transit_origin(t.source) : 0;
+    const int far = !mesh && q == 0 ? far_node_of(t.source) : 0;
+    while (p < end) {
+      std::uint32_t w[2], len;
+      std::memcpy(w, p, 8);
+      std::memcpy(&len, p + prefix_bytes, 4);
+      const std::byte* payload = p + prefix_bytes + 8;
+      const std::size_t stride = prefix_bytes + var_item_bytes(len);
+      bool put_it;
+      if (mesh) {
+        const int lane_no = mesh_next(queue_class(q), t.source, w[0], w[1]);
+        put_it = rt_.cls[static_cast<std::size_t>(lane_no)] == k_delivery
+                     ? put_var<1>(lane_no, &w[1], payload, len, true)
+                     : put_var<2>(lane_no, w, payload, len, true);
+      } else if (q == 1) {
+        const std::uint32_t h = transit_hop(t.source, w[0]);
+        const std::uint32_t prefix = network_prefix(h, from);
+        put_it = put_var<1>(routes::lane_of_hop(h), &prefix, payload, len, true);
+      } else {
+        const auto [lane_no, origin] = delivery_of(t.source, w[0], far);
+        put_it = put_var<1>(lane_no, &origin, payload, len, true);
+      }
+      if (!put_it) return any;
+      p += stride;
+      at += static_cast<std::uint32_t>(stride);
+      any = true;
+    }
+    forwarded_front(q);
+    any = true;
+  }
+  return any;
+}
+
+bool conveyor_core::push_var_routed(int dest, const void* payload, std::uint32_t len) noexcept {
+  const std::uint32_t h = rt_.hop(dest);
+  if ((h & routes::k_prefixed) == 0)
+    return put_var<0>(static_cast<int>(h), nullptr, payload, len, false);
+  const int lane_no = routes::lane_of_hop(h);
+  if (rt_.meshed) {
+    const std::uint32_t both[2] = {static_cast<std::uint32_t>(dest),
+                                   static_cast<std::uint32_t>(me_)};
+    return put_var<2>(lane_no, both, payload, len, false);
+  }
+  const std::uint32_t prefix =
+      rt_.cls[static_cast<std::size_t>(lane_no)] == k_transit
+          ? static_cast<std::uint32_t>(dest)
+          : network_prefix(h, static_cast<std::uint32_t>(rt_.my_local));
+  return put_var<1>(lane_no, &prefix, payload, len, false);
 }
 
 int conveyor_core::next_lane(std::size_t q, int source, std::uint32_t dest,

@@ -81,6 +81,38 @@ class conveyor_core {
     return true;
   }
 
+  /// The length word of a variable-size item: its payload's bytes, and k_var_piece when the
+  /// payload is a piece of a message larger than a buffer (the mailbox reassembles it).
+  static constexpr std::uint32_t k_var_piece = 0x8000'0000U, k_var_len = 0x7fff'ffffU;
+  /// Bytes of a variable-size item of `len` payload bytes on the wire: [u32 len][u32 0][payload,
+  /// zero-padded to 8] (the payload starts 8-aligned where the item does).
+  static constexpr std::size_t var_item_bytes(std::uint32_t len) noexcept {
+    return 8 + ((static_cast<std::size_t>(len & k_var_len) + 7) & ~std::size_t{7});
+  }
+  /// Appends a variable-size item of `len & k_var_len` bytes for `dest` (a conveyor constructed
+  /// with item_bytes 0 and no delta records), `len` its length word. False as push<N> is. The
+  /// caller checks that it fits in a buffer (var_room).
+  [[nodiscard]] bool push_var(int dest, const void* payload, std::uint32_t len) noexcept {
+    MAILROOM_ASSERT(lanes_.empty() && item_bytes_ == 0);
+    const std::size_t n = var_item_bytes(len);
+    fill& f = by_dest_[static_cast<std::size_t>(dest) & dest_mask_];
+    if (MAILROOM_UNLIKELY(f.used() + n > capacity_)) {
+      if (routed_) return push_var_routed(dest, payload, len);
+      if (!make_room(dest, n)) return false;
+    }
+    write_var(f.buf + f.used(), payload, len, n);
+    f.add(static_cast<std::uint32_t>(n), 1);
+    return true;
+  }
+  /// Writes a variable-size item of n = var_item_bytes(len) bytes at out.
+  static void write_var_item(std::byte* out, const void* payload, std::uint32_t len,
+                             std::size_t n) noexcept {
+    write_var(out, payload, len, n);
+  }
+  /// The largest payload a variable-size item may carry: what the smallest buffer holds after
+  /// its header and the longest routing prefix.
+  [[nodiscard]] std::size_t var_room() const noexcept;
+
   /// Largest record, in 8-byte words, that push_delta codes (larger ones go whole).
   static constexpr std::size_t k_delta_words = 16;
   /// Header of a run of push_delta records: [tag][count][vary][0], 4 bytes each.
@@ -590,6 +622,59 @@ class conveyor_core {
     }
     return true;
   }
+  static void write_var(std::byte* out, const void* payload, std::uint32_t len,
+                        std::size_t n) noexcept {
+    const std::uint64_t zero = 0;
+    std::memcpy(out + n - 8, &zero, 8);  // the padding (before the payload: it may overlap)
+    const std::uint32_t head[2] = {len, 0};
+    std::memcpy(out, head, 8);
+    copy_small(out + 8, static_cast<const std::byte*>(payload), len & k_var_len);
+  }
+  // memcpy for lengths known only at run time, inline up to 64 bytes (messages are mostly
+  // small; a call to memcpy costs as much as the copy): two copies of a fixed size that overlap.
+  static void copy_small(std::byte* out, const std::byte* in, std::size_t len) noexcept {
+    if (len > 64) {
+      std::memcpy(out, in, len);
+    } else if (len >= 32) {
+      std::memcpy(out, in, 32);
+      std::memcpy(out + len - 32, in + len - 32, 32);
+    } else if (len >= 16) {
+      std::memcpy(out, in, 16);
+      std::memcpy(out + len - 16, in + len - 16, 16);
+    } else if (len >= 8) {
+      std::memcpy(out, in, 8);
+      std::memcpy(out + len - 8, in + len - 8, 8);
+    } else if (len >= 4) {
+      std::memcpy(out, in, 4);
+      std::memcpy(out + len - 4, in + len - 4, 4);
+    } else if (len > 0) {
+      out[0] = in[0];
+      out[len / 2] = in[len / 2];
+      out[len - 1] = in[len - 1];
+    }
+  }
+  [[gnu::noinline]] bool push_var_routed(int dest, const void* payload, std::uint32_t len) noexcept;
+  /// Appends a variable-size item to `lane_no` after Words 4-byte prefix words, as put_n does.
+  template <std::size_t Words>
+  bool put_var(int lane_no, const std::uint32_t* prefix, const void* payload, std::uint32_t len,
+               bool forwarded) noexcept {
+    const std::size_t n = var_item_bytes(len);
+    const std::size_t need = n + 4 * Words;
+    fill& f = fills_[static_cast<std::size_t>(lane_no)];
+    if (MAILROOM_UNLIKELY(f.used() + need > capacity_) && !room_for(lane_no, need, forwarded))
+      return false;
+    std::byte* out = f.buf + f.used();
+    if constexpr (Words > 0) std::memcpy(out, prefix, 4 * Words);
+    write_var(out + 4 * Words, payload, len, n);
+    f.add(static_cast<std::uint32_t>(need), 1);
+    if (forwarded) {
+      ++forwarded_in_[static_cast<std::size_t>(lane_no)];
+      ++forwarded_items_;
+    }
+    return true;
+  }
+  /// forward_items for variable-size items: each steps by its own length.
+  bool forward_var(std::size_t q) noexcept;
   /// make_room for put: a forwarded item never spills, and its refusal is not the program's.
   bool room_for(int lane_no, std::size_t need, bool forwarded) noexcept;
   /// Forwards the items of queue q (queue_of: 0 from the network, 1 from transit lanes, 2 and

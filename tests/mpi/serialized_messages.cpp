@@ -1,0 +1,132 @@
+// Serialised messages (mailbox<serialized<T>>, cereal): values that own memory arrive whole and
+// unchanged, exactly once.
+//  - Mailbox 0 carries a struct of a string, a vector of neighbours and a map, of random sizes
+//    (some larger than a buffer: they go in pieces); each field is a function of (sender,
+//    message number), checked by the handler, which replies on mailbox 1 with a string.
+//  - An actor of serialized<std::vector<std::string>> carries lists of names.
+// Checks: counts, summed sizes and every field, on every PE.
+// Usage: serialized_messages [messages per PE]
+#include <mailroom/mailroom.hpp>
+#include <mailroom/serialized.hpp>
+
+#include "mpi_check.hpp"
+
+#include <cereal/types/map.hpp>
+#include <cereal/types/string.hpp>
+#include <cereal/types/vector.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mr = mailroom;
+using mailroom_test::g_me;
+using mailroom_test::g_pes;
+
+namespace {
+
+std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return x;
+}
+
+struct vertex {
+  std::int64_t k = 0;
+  std::string name;
+  std::vector<std::int64_t> neighbours;
+  std::map<int, std::string> labels;
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(k, name, neighbours, labels);
+  }
+};
+
+// Message k of PE `from`: its sizes by hash, every 200th with 20,000 neighbours (160 KB).
+vertex make_vertex(int from, std::int64_t k) {
+  const std::uint64_t h = mix(static_cast<std::uint64_t>(from) * 7919 + static_cast<std::uint64_t>(k));
+  vertex v;
+  v.k = k;
+  v.name = std::string(h % 40, static_cast<char>('a' + (from + k) % 26));
+  const std::size_t degree = k % 200 == 199 ? 20000 : (h >> 8) % 30;
+  for (std::size_t i = 0; i < degree; ++i)
+    v.neighbours.push_back(static_cast<std::int64_t>(mix(h + i) % 1000000));
+  for (int i = 0; i < static_cast<int>((h >> 16) % 4); ++i) v.labels[i] = std::to_string(h + i);
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  mr::runtime rt(argc, argv);
+  const std::int64_t n = argc > 1 ? std::atoll(argv[1]) : 5000;
+  int failures = 0;
+  std::int64_t got = 0, bad = 0, replies = 0, reply_bytes = 0, lists = 0, names = 0;
+
+  mr::selector sel{mr::graph({{0, 1}}, {0}),
+                   mr::mailbox<mr::serialized<vertex>>([&](const vertex& v, mr::pe from,
+                                                           auto& self) {
+                     ++got;
+                     const vertex want = make_vertex(from.rank(), v.k);
+                     if (v.name != want.name || v.neighbours != want.neighbours ||
+                         v.labels != want.labels)
+                       ++bad;
+                     self.template send<1>(from, v.name);
+                   }),
+                   mr::mailbox<mr::serialized<std::string>>([&](const std::string& s) {
+                     ++replies;
+                     reply_bytes += static_cast<std::int64_t>(s.size());
+                   })};
+  mr::actor<mr::serialized<std::vector<std::string>>> lists_actor(
+      [&](const std::vector<std::string>& l, mr::pe from) {
+        ++lists;
+        names += static_cast<std::int64_t>(l.size());
+        for (std::size_t i = 0; i < l.size(); ++i)
+          if (l[i] != std::to_string(from.rank() * 1000 + static_cast<int>(i))) ++bad;
+      });
+
+  std::int64_t sent_bytes = 0, sent_names = 0;
+  for (std::int64_t k = 0; k < n; ++k) {
+    const auto to = mr::pe(static_cast<int>(mix(static_cast<std::uint64_t>(k) + 17 * g_me) %
+                                            static_cast<std::uint64_t>(g_pes)));
+    const vertex v = make_vertex(g_me, k);
+    sent_bytes += static_cast<std::int64_t>(v.name.size());
+    sel.send<0>(to, v);
+    if (k % 8 == 0) {
+      std::vector<std::string> l(static_cast<std::size_t>(k % 13));
+      for (std::size_t i = 0; i < l.size(); ++i) l[i] = std::to_string(g_me * 1000 + static_cast<int>(i));
+      sent_names += static_cast<std::int64_t>(l.size());
+      lists_actor.send(to, l);
+    }
+  }
+  sel.done<0>();
+  lists_actor.done();
+  sel.wait();
+  lists_actor.wait();
+
+  std::int64_t totals[6] = {got, bad, replies, reply_bytes, lists, names};
+  std::int64_t want[2] = {sent_bytes, sent_names};
+  MPI_Allreduce(MPI_IN_PLACE, totals, 6, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, want, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  const std::int64_t messages = n * g_pes;
+  EXPECT(totals[0] == messages, "%lld vertices arrived, expected %lld",
+         static_cast<long long>(totals[0]), static_cast<long long>(messages));
+  EXPECT(totals[1] == 0, "%lld values changed on the way", static_cast<long long>(totals[1]));
+  EXPECT(totals[2] == messages && totals[3] == want[0],
+         "%lld replies of %lld bytes, expected %lld of %lld", static_cast<long long>(totals[2]),
+         static_cast<long long>(totals[3]), static_cast<long long>(messages),
+         static_cast<long long>(want[0]));
+  EXPECT(totals[4] == (n + 7) / 8 * g_pes && totals[5] == want[1],
+         "%lld lists of %lld names, expected %lld of %lld", static_cast<long long>(totals[4]),
+         static_cast<long long>(totals[5]), static_cast<long long>((n + 7) / 8 * g_pes),
+         static_cast<long long>(want[1]));
+  if (g_me == 0)
+    std::printf("serialized_messages: %lld vertices (%zu bytes in one buffer), %lld lists\n",
+                static_cast<long long>(messages), sel.var_room<0>(),
+                static_cast<long long>(totals[4]));
+  return mailroom_test::verdict(failures);
+}
