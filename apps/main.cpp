@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mailroom-bench: see apps/common/driver.hpp and `mailroom-bench --help`.
 // With MAILROOM_SIM set (e.g. MAILROOM_SIM=2048x32,seed=7) every PE of a simulated machine runs
 // the driver in this one process, without mpiexec (mailroom/simulate.hpp).

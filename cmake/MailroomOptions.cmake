@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Warnings, sanitizers and the internal-assert switch shared by every mailroom target.
 add_library(mailroom_options INTERFACE)
 target_compile_options(mailroom_options INTERFACE -Wall -Wextra -Wpedantic -Wshadow)

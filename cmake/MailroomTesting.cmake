@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Test helpers: mailroom_add_mpi_test runs a program under mpiexec at several PE counts (one ctest
 # entry each, with a timeout); mailroom_add_neg_test checks that a program fails to compile with
 # the expected message.

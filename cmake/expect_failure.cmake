@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Runs a job that must fail: passes when it exits non-zero and its output matches EXPECT.
 # Under MPI: MPIEXEC, NP and FLAGS; without MPIEXEC the program runs by itself (the simulated
 # machine), with SIM as MAILROOM_SIM.

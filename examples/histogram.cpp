@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Histogram with mailroom: every PE adds 1 to random slots of a table distributed cyclically
 // over all PEs, through an actor (typed messages) and through lambda messages; both results are
 // checked exactly against a count of what was sent.

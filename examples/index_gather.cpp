@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Index-gather with mailroom: every PE reads random elements of a table distributed cyclically
 // over all PEs. A request mailbox looks the value up on its owner and replies to a second
 // mailbox; written with typed messages, with lambda messages, and as the library's aggregated

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Workers inside a PE: run with MAILROOM_WORKERS=2 (or more) and every PE has that many threads.
 // A parallel loop sends the histogram's updates from all of them; the mailbox's handler is
 // thread-safe (an atomic add), so it takes mailroom::concurrent and its handlers run on every

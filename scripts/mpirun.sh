@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # mpirun with the flags this project's machines need: more ranks than cores, and root allowed
 # (CI runs as root in a container). Usage: scripts/mpirun.sh -n 2 program args...
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The main job: set up, build, run the examples, then the benchmark driver on all seven Bale
 # kernels at 2 PEs with the paper's sizes (every variant timed and checked; JSON in
 # build/results/). Stops at the first kernel with a variant that fails its check.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what mailroom needs on Debian 12 (only what is missing), then configures and builds.
 # Usage: scripts/setup.sh [build-dir] [extra cmake args...]   (default build dir: build)
 # With CXX=clang++ it also installs clang, its sanitizer and libFuzzer runtimes, and
@@ -12,7 +13,7 @@ shift || true
 # suite's MPICH build, which names its compiler wrapper and launcher (mpicxx.mpich, mpiexec.mpich).
 packages=(build-essential cmake ninja-build openmpi-bin libopenmpi-dev mpich libmpich-dev
           libfmt-dev libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev iproute2
-          libtbb-dev libcereal-dev)
+          libtbb-dev libcereal-dev pkgconf python3)
 case "${CXX:-}" in *clang*) packages+=(clang libclang-rt-14-dev llvm) ;; esac
 missing=()
 for p in "${packages[@]}"; do

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The test suite, in two tiers. Usage: scripts/test.sh [--full]
 #
 # Default (what CI runs; about 30 minutes on 2 cores, half of it building): set up, then
@@ -24,7 +25,7 @@ case "${1:-}" in
   --full) full=1 ;;
   "") ;;
   -h | --help)
-    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
     ;;
   *)

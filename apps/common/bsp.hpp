@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the BSP variants share: one superstep of an all-to-all exchange of typed items.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mailroom-bench: parses the command line, runs every requested variant of one mini-app on the
 // same input with the same timer and checker, prints a table on rank 0 and writes JSON.
 #include "common/driver.hpp"

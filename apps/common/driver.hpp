@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The benchmark driver shared by every mini-app: one input per run generated from the seed before
 // timing, the same timer (barrier to barrier, slowest PE, median of repetitions) and an exact
 // checker for every variant; a table on rank 0 and, on request, JSON.

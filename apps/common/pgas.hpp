@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the naive (PGAS) variants share: symmetric copies of per-PE data for one-sided access.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mailroom-bench plan: what mailroom would reserve per PE on a machine of P PEs, for each
 // routing (mailroom::plan_memory: the runtime's own sizing code). Needs no MPI job.
 #include "common/plan.hpp"

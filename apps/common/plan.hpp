@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mailroom-bench plan: the capacity plan (see plan.cpp).
 #pragma once
 

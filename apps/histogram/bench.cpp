@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The histogram mini-app for the driver: input, variants, and the exact checker.
 #include "common/driver.hpp"
 #include "histogram/histogram.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Histogram, BSP variant in the style of Bale's exstack: fill a bucket of slots per destination
 // until one is full, exchange all buckets in an MPI_Alltoallv superstep, apply, repeat.
 #include "histogram/histogram.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Histogram, conveyor variant: mailroom's aggregation layer used directly, with the explicit
 // push/pull/advance loop of Bale's Conveyor version.
 #include "histogram/histogram.hpp"

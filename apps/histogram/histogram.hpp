@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Histogram (Bale's "histo"): every PE adds 1 to random counters of a table distributed
 // cyclically over the PEs. Global slot g lives on PE g % P at local offset g / P. One header for
 // the variants, each in its own file so that their lengths can be compared.

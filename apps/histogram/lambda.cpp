@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Histogram, lambda variant: each update is a closure sent to the owner of its slot, capturing
 // the symmetric counts handle (one pointer) and the local slot. Sent from a parallel loop: with
 // several workers (--workers), from all of them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Histogram, local variant: the floor. The same update loop with no communication, every update
 // applied to this PE's own table.
 #include "histogram/histogram.hpp"

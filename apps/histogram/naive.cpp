@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Histogram, naive variant: the natural PGAS program (Bale's AGP, the paper's UPC version). Every
 // update is one remote atomic add on the owner's counter, completed before the next one starts
 // (a hardware atomic within a node, MPI's across nodes).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Histogram, selector variant: an actor with one typed mailbox; each update is a message carrying
 // the local slot to its owner, whose handler (inlined into the delivery loop) increments it.
 // The updates are sent from a parallel loop: with several workers (--workers), from all of them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The index-gather mini-app for the driver: input, variants, and the exact checker.
 #include "common/driver.hpp"
 #include "index_gather/index_gather.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Index-gather, bulk-synchronous variant in the style of Bale's exstack: fill per-destination
 // buckets of requests, then a superstep of MPI_Alltoallv out (offsets) and back (values).
 #include "index_gather/index_gather.hpp"

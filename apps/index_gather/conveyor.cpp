@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Index-gather, conveyor variant: Bale's hand-written loop over two mailroom::conveyor<T>,
 // requests {offset, i} to the owner and replies {i, value} back, with explicit push/pull/advance.
 #include "index_gather/index_gather.hpp"

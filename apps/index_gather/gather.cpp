@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Index-gather, gather variant: the reads as one call of mailroom's aggregated gather, which
 // sends them through an internal selector (requests answered by their owners) and returns once
 // every value is here. The selector variant written by the library instead of the user.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Index-gather (Bale's "ig"): every PE reads random elements of a table distributed cyclically
 // over the PEs. Global element g lives on PE g % P at local offset g / P. One header for the
 // variants, each in its own file so that their lengths can be compared.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Index-gather, lambda variant: the request closure runs on the owner, reads the table there and,
 // through the selector it runs in (`self`), sends a reply closure back to the sender, which
 // stores the value (the paper's lambda API).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Index-gather, local variant: the same loop, reading this PE's own table at the owner's offset.
 // No communication: the floor the other variants are measured against (values differ from theirs).
 #include "index_gather/index_gather.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Index-gather, naive variant: one remote get per read, completed before the next (a load within
 // a node, MPI_Get across nodes). The natural PGAS program (Bale's AGP / UPC version), the
 // baseline the aggregating variants must beat.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Index-gather, selector variant: a request mailbox looks the value up on its owner and sends it
 // back to the second mailbox, which stores it (the paper's class-based actor API). As in Bale,
 // the reply is the request's package with the table offset replaced by the value.

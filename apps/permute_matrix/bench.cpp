@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The permute-matrix mini-app for the driver: input, variants, and the exact checker.
 #include "common/driver.hpp"
 #include "permute_matrix/permute_matrix.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Permute-matrix, BSP variant in the style of Bale's exstack: per-destination buckets of up to
 // 1024 items exchanged in MPI_Alltoallv supersteps; first the row lengths, then the nonzeros,
 // each superstep taking them to their column permutation's owner and on to their new row.

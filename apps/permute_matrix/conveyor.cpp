@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Permute-matrix, conveyor variant: Bale's hand-written push/pull/advance loops over
 // mailroom::conveyor<T>: row lengths to the owners of the new rows, then every nonzero to the
 // owner of its column's permutation entry, which forwards it with its new column to the new row.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Permute-matrix, lambda variant: closures carry each row's length to the owner of its new row;
 // then each nonzero's closure runs at the owner of its column's permutation entry, reads the new
 // column there and sends a second closure that stores it. Those two reach the arrays of the PE

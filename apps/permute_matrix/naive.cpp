@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Permute-matrix, naive variant: the natural PGAS program, every access one completed MPI
 // one-sided operation: an MPI_Put per row for its length at the new row's owner, then per nonzero
 // an MPI_Get of its new column, an MPI_Fetch_and_op to claim a slot in its new row and an MPI_Put

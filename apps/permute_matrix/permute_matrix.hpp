@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Permute-matrix (Bale's "permute_matrix"): apply a random row permutation and a random column
 // permutation to a distributed sparse matrix. One header for the variants, each in its own file.
 #pragma once

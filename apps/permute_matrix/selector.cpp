@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Permute-matrix, selector variant: an actor sends each row's length to the owner of its new row;
 // then every nonzero travels first to the owner of its column's permutation entry, which looks up
 // the new column and forwards it to the owner of the new row (a two-mailbox selector).

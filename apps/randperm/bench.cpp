@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The random-permutation mini-app for the driver: the variants, and the exact checker (every value
 // of 0..N-1 exactly once over all PEs' parts).
 #include "common/driver.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Random permutation, BSP variant in the style of Bale's exstack: darts go out in buckets of up
 // to 1024 per destination per MPI_Alltoallv superstep; those that miss are thrown again in a
 // later superstep, until no PE holds a dart.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Random permutation, conveyor variant: Bale's push/pull/advance loop over a
 // mailroom::conveyor<T>. A conveyor cannot take back the darts that miss once it is ending, so
 // the darts go in rounds, one conveyor each, until an allreduce finds no PE holding one.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Random permutation, lambda variant: each throw is a closure that runs on the slot's owner and,
 // when the dart misses, throws it again from there (a self-loop in the dependency graph, closed
 // by the runtime's quiescence detection).

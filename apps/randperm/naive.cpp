@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Random permutation, naive variant: Bale's AGP dart throwing, one MPI_Compare_and_swap on the
 // target slot per attempt, completed before the next.
 #include "common/pgas.hpp"

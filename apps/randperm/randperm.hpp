@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Random permutation (Bale's "randperm"): a uniformly random permutation of 0..N-1 by dart
 // throwing into a distributed array of twice the size. One header for the variants.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Random permutation, selector variant: one typed mailbox of darts on the slots' owners; a dart
 // that misses is thrown again from there, to the same mailbox (a self-loop in the dependency
 // graph, closed by the runtime's quiescence detection).

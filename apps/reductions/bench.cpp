@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The reductions mini-app for the driver: input, the computation every variant shares, and the
 // exact checker (a closed form of the sum over PEs, so the check costs O(n), not O(n P)).
 #include "common/driver.hpp"

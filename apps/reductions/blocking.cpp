@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reductions, blocking variant (the SPMD way): compute a partition, all-reduce it, wait, next.
 #include "reductions/reductions.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reductions, blocking-k1 variant: compute every partition, then one all-reduce of the whole
 // array (the fewest reductions; no overlap of computation with communication).
 #include "reductions/reductions.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reductions, pipelined variant: each partition's all-reduce is started without waiting, and the
 // next partition is computed while the earlier ones are in flight; a callback counts them as
 // they complete, and the PE waits once, at the end, for all of them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reductions (Charm++'s concurrent-reductions experiment): each PE holds n elements split into k
 // partitions; each partition is computed (one addition per element, plus optionally a random
 // amount of extra work per partition and PE) and then summed element-wise over all PEs. With

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The toposort mini-app for the driver: a permuted unit upper-triangular matrix and its transpose
 // as input, the variants, and the exact checker (both permutations are permutations, and the
 // matrix they permute is upper triangular with every diagonal entry present).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Toposort, BSP variant in the style of Bale's exstack: supersteps of two MPI_Alltoallv rounds
 // with up to 1024 items per destination, pivots to their columns' owners, then removals from the
 // columns' owners to the rows that share the column. The pivots of a superstep take the next

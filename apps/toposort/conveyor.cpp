@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Toposort, conveyor variant: Bale's loop over mailroom::conveyor<T>, pivots to the columns'
 // owners and removals back to the rows, with explicit push/pull/advance. Positions cannot follow
 // the order of events (aggregation reorders them), so each row records its level, one more than

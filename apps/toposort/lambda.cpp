@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Toposort, lambda variant: a removal closure drops a column from a row and, once one column is
 // left, sends a pivot closure to that column's owner, which sends every other row of the column a
 // removal. The two lambda mailboxes feed each other: a cycle closed by the runtime's quiescence

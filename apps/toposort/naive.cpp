@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Toposort, naive variant: Bale's AGP program on MPI one-sided atomics. A pivot takes the next
 // position from the end with a fetch-and-add on one global counter, reads its column's rows from
 // the owner of the transpose, and removes the column from each of them; the PE that leaves a row

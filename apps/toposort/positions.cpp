@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Positions from levels, shared by the asynchronous toposort variants (see toposort.hpp).
 #include "toposort/toposort.hpp"
 

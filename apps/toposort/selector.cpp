@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Toposort, selector variant: a pivot mailbox on the columns' owners tells every other row of the
 // column to drop it; a removal mailbox on the rows' owners pivots a row once one column is left.
 // The two mailboxes feed each other: a cycle in the dependency graph, closed by the runtime's

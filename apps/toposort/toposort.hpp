@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Toposort (Bale's "toposort"): given a unit upper-triangular matrix whose rows and columns were
 // randomly permuted, find row and column permutations that make it upper-triangular again.
 // One header for the variants, each in its own file.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The transpose-matrix mini-app for the driver: input, variants, and the exact checker.
 #include "common/driver.hpp"
 #include "transpose_matrix/transpose_matrix.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Transpose-matrix, BSP variant in the style of Bale's exstack: per-destination buckets of up to
 // 1024 items, exchanged in MPI_Alltoallv supersteps; first the column counts, then the nonzeros.
 #include "common/bsp.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Transpose-matrix, conveyor variant: Bale's two hand-written push/pull/advance loops over
 // mailroom::conveyor<T>, the first counting each column's nonzeros at the owner of that row of
 // A^T, the second carrying every nonzero there.

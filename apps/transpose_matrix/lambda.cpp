@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Transpose-matrix, lambda variant: closures capturing a symmetric array count each column's
 // nonzeros on the owner of that row of A^T, then drop every nonzero into its row there (reaching
 // the arrays through one symmetric handle, so that the closure has 4 words).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Transpose-matrix, naive variant: the natural PGAS program, every access one completed MPI
 // one-sided operation: an MPI_Accumulate per nonzero to count the columns, then per nonzero an
 // MPI_Fetch_and_op to claim a slot in its row of A^T and an MPI_Put (two with values) to fill it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Transpose-matrix, selector variant: one actor counts the nonzeros of each column on the PE that
 // owns that row of A^T, a second one carries every nonzero there and drops it into its row.
 #include "transpose_matrix/transpose_matrix.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Transpose-matrix (Bale's "transpose_matrix"): the transpose of a distributed sparse matrix.
 // One header for the variants, each in its own file.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The triangle-counting mini-app for the driver: the input (an Erdős–Rényi graph or the strictly
 // lower triangle of a Matrix Market file), the variants, and an exact count computed apart.
 #include "common/driver.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Triangles, bulk-synchronous variant in the style of Bale's exstack push: for each nonzero
 // L[i][j] and each column k < j of row i, the query (j, k) goes into the bucket for j's owner;
 // a full bucket starts a superstep (MPI_Alltoallv) after which every owner looks k up in row j.

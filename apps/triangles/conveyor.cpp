@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Triangles, conveyor variant: Bale's push loop over one mailroom::conveyor<T>. For each nonzero
 // L[i][j] and each column k < j of row i, the query {j, k} goes to j's owner, which counts it
 // when k is in row j; a full buffer makes the pusher pull and advance, then retry.

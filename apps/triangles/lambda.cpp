@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Triangles, lambda variant: for each nonzero L[i][j] and each column k < j of row i, a closure
 // runs on j's owner and counts k when it is in row j there. It reaches that PE's matrix and count
 // through one symmetric handle, so it has 3 words.

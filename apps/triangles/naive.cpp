@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Triangles, naive variant: Bale's AGP program. For each nonzero L[i][j], the owner of row i reads
 // row j from its owner one element at a time (MPI_Get, completed before the next) and merges it
 // with its own row i. Timed with it: copying this PE's CSR arrays into the two windows.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Triangles, selector variant: Bale's push form with typed messages. For each nonzero L[i][j]
 // and each column k < j of row i, the query {j, k} goes to j's owner, whose handler (inlined
 // into the delivery loop) counts it when k is in row j.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Triangle counting (Bale's "triangle"): the number of triangles of an undirected graph given by
 // its strictly lower-triangular adjacency matrix L. One header for the variants.
 #pragma once

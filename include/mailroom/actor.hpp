@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Actors: a selector with one mailbox. mailroom::actor<T> takes any handler (called through one
 // indirect call per message); mailroom::actor{mailroom::mailbox<T>(handler)} keeps the handler's
 // type and inlines it; mailroom::actor<> takes lambda messages.
@@ -6,6 +7,7 @@
 #include "mailroom/selector.hpp"
 
 #include <functional>
+#include <source_location>
 
 namespace mailroom {
 
@@ -51,48 +53,56 @@ class actor {
 
  public:
   /// A lambda actor (T = void).
-  actor()
+  actor(std::source_location loc = std::source_location::current())
     requires std::is_void_v<T>
-      : sel_(spec{}) {}
+      : sel_(spec{}, loc) {}
   /// A typed actor from any handler(msg, from) or handler(msg).
   template <class F>
     requires(!std::is_void_v<T> && !std::is_same_v<std::decay_t<F>, mailbox_spec<T, H>> &&
              !std::is_same_v<std::decay_t<F>, actor>)
-  explicit actor(F&& handler) : sel_(spec{H(std::forward<F>(handler))}) {}
+  explicit actor(F&& handler, std::source_location loc = std::source_location::current())
+      : sel_(spec{H(std::forward<F>(handler))}, loc) {}
   /// A typed actor whose handler type is kept (inlined into the delivery loop).
   template <class U = T>
     requires(!std::is_void_v<U>)
-  explicit actor(mailbox_spec<U, H> s) : sel_(std::move(s)) {}
+  explicit actor(mailbox_spec<U, H> s, std::source_location loc = std::source_location::current())
+      : sel_(std::move(s), loc) {}
   /// The same over team t: partitioned over its members, addressed by rank there (see selector).
-  explicit actor(const team& t)
+  explicit actor(const team& t, std::source_location loc = std::source_location::current())
     requires std::is_void_v<T>
-      : sel_(t, spec{}) {}
+      : sel_(t, spec{}, loc) {}
   template <class F>
     requires(!std::is_void_v<T> && !std::is_same_v<std::decay_t<F>, mailbox_spec<T, H>>)
-  actor(const team& t, F&& handler) : sel_(t, spec{H(std::forward<F>(handler))}) {}
+  actor(const team& t, F&& handler, std::source_location loc = std::source_location::current())
+      : sel_(t, spec{H(std::forward<F>(handler))}, loc) {}
   template <class U = T>
     requires(!std::is_void_v<U>)
-  actor(const team& t, mailbox_spec<U, H> s) : sel_(t, std::move(s)) {}
+  actor(const team& t, mailbox_spec<U, H> s, std::source_location loc = std::source_location::current())
+      : sel_(t, std::move(s), loc) {}
 
   /// Sends msg to this actor's mailbox on PE dest (for span_of<U> a std::span<const U>, for
   /// serialized<U> a U).
   template <class U = T>
     requires(!std::is_void_v<U>)
-  void send(pe dest, const detail::message_arg_t<std::type_identity_t<U>>& msg) {
-    sel_.template send<0>(dest, msg);
+  void send(pe dest, const detail::message_arg_t<std::type_identity_t<U>>& msg,
+            std::source_location loc = std::source_location::current()) {
+    sel_.template send<0>(dest, msg, loc);
   }
   /// Sends a closure to run on PE dest.
   template <class L>
     requires std::is_void_v<T>
-  void send(pe dest, const L& closure) {
-    sel_.template send<0>(dest, closure);
+  void send(pe dest, const L& closure,
+            std::source_location loc = std::source_location::current()) {
+    sel_.template send<0>(dest, closure, loc);
   }
   /// This PE sends no more to this actor (from outside its handler).
-  void done() { sel_.template done<0>(); }
+  void done(std::source_location loc = std::source_location::current()) { sel_.template done<0>(loc); }
+  /// Names the actor on this PE, for errors, the watchdog and statistics (see selector::name).
+  void name(std::string_view n) { sel_.name(n); }
   /// Sends partly filled buffers now (latency over aggregation).
   void flush() { sel_.flush(); }
   /// Runs handlers until the actor has terminated on this PE.
-  void wait() { sel_.wait(); }
+  void wait(std::source_location loc = std::source_location::current()) { sel_.wait(loc); }
   [[nodiscard]] bool finished() const noexcept { return sel_.finished(); }
   /// Ready once the actor has terminated on this PE (see selector::finished_future).
   [[nodiscard]] future<void> finished_future() const { return sel_.finished_future(); }
@@ -105,8 +115,8 @@ class actor {
   [[nodiscard]] bool enabled() const { return sel_.template enabled<0>(); }
   /// Declares that upstream's handlers send to this actor (see selector::receives_from).
   template <class S>
-  void receives_from(const S& upstream) {
-    sel_.receives_from(upstream);
+  void receives_from(const S& upstream, std::source_location loc = std::source_location::current()) {
+    sel_.receives_from(upstream, loc);
   }
 
  private:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Collectives of the program over a team (the whole job by default): all_reduce, broadcast,
 // gather, all_gather, exclusive_scan, all_to_all(_v) and barrier. Each has a blocking form, which
 // keeps the progress engine running while it waits (handlers run; a peer waiting for this PE's

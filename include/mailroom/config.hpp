@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every MAILROOM_* environment variable, declared once in one table that both parses and prints
 // them, so that names, defaults and documentation cannot drift apart.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The public aggregation layer: a typed conveyor in the style of Bale's, for programs that want
 // to write their own push/pull/advance loops (the "conveyor" variant of every mini-app).
 #pragma once

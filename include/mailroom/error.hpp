@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Error reporting shared by every layer: MAILROOM_CHECK for misuse (always on), MAILROOM_ASSERT
 // for internal invariants (debug and sanitizer builds). A failure names rank, file, line and the
 // call, then brings the whole job down: never a silent hang.
@@ -5,12 +6,30 @@
 
 #include <fmt/format.h>
 
+#include <source_location>
 #include <string_view>
 
 namespace mailroom::detail {
 
+/// Where the program called into mailroom, for the duration of a call that may fail because of
+/// its caller (the API's entry points open one): a failure names the caller's file and line
+/// first. Per thread; calls nest (a wait runs handlers, which send).
+class call_site {
+ public:
+  explicit call_site(const std::source_location& where) noexcept;
+  ~call_site();
+  call_site(const call_site&) = delete;
+  call_site& operator=(const call_site&) = delete;
+  /// The innermost call in progress on this thread, or null.
+  [[nodiscard]] static const std::source_location* current() noexcept;
+
+ private:
+  const std::source_location* previous_;
+};
+
 /// Prints "mailroom: rank R: file:line: what" to stderr and aborts the whole job (MPI_Abort once
-/// MPI is up, exit(1) before). Never returns.
+/// MPI is up, exit(1) before). Never returns. Within a call_site, the file and line are the
+/// caller's, and mailroom's own follow in brackets.
 [[noreturn]] void fail(const char* file, int line, std::string_view what) noexcept;
 
 /// The rank printed in error messages: -1 until the transport is initialised.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Futures and promises: values that become available later (a non-blocking collective's result,
 // a remote read, a selector's termination). Waiting on one runs the progress engine, so a PE that
 // waits keeps taking in messages and acknowledging them; continuations (then) run once the value

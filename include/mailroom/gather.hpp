@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Aggregated one-sided reads built on actors: gather(table, indices, out) reads every element a
 // PE asks for from its owner through an internal selector (a request mailbox whose handler
 // answers into a reply mailbox), so the reads travel aggregated, as the hand-written selector

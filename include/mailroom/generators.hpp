@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Deterministic inputs for the Bale kernels and for users' tests: random graphs and matrices,
 // permutations, and Kronecker products of stars whose triangle counts are known in closed form.
 // Every generator is collective and depends only on its arguments and the seed, not on the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Joins (Charm's `when`): a handler that runs once messages with the same key have arrived on
 // each of several mailboxes of a selector.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mailroom: fine-grained asynchronous actor messages to partitioned global mailboxes, aggregated,
 // delivered and terminated by the runtime. Include this one header.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Matrix Market (coordinate format; pattern, integer and real; general and symmetric) reading
 // and writing, so the kernels run on real graphs. Parsing never crashes: a malformed file gives
 // an error with its line number and what was expected.

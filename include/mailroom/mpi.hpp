@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Running mailroom on a communicator of the program's: the one mailroom header that includes
 // <mpi.h> (mailroom.hpp does not include it).
 #pragma once

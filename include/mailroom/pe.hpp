@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Strong type for a processing element (an MPI rank), so that a PE id cannot be mixed up with a
 // local or global index.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The capacity plan: what mailroom would reserve per PE on a machine of P PEs in nodes of a
 // given size, for each routing, computed by the runtime's own sizing code over the routing
 // tables it would build. Needs no MPI job (mailroom-bench plan prints it).

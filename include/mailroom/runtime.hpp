@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The runtime object that every mailroom program creates first, and the free functions of the
 // scheduler a program may call: this_pe, num_pes, yield, finish, barrier.
 #pragma once

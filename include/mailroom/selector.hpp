@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Selectors: several mailboxes, each with its own message type (or lambda messages) and handler,
 // partitioned over all PEs; the runtime aggregates sends, runs handlers on the owning PE and
 // closes the mailboxes along their dependency graph.
@@ -19,7 +20,9 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <source_location>
 #include <span>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -38,6 +41,14 @@ struct mailbox_spec {
   using message_type = T;
   H handler;
   bool concurrent = false;  ///< see mailroom::concurrent
+  std::string_view name{};  ///< see named()
+
+  /// Names the mailbox, for errors, the watchdog's reports and statistics:
+  /// `mailroom::mailbox<visit>(handler).named("visits")` (copied when the selector is built).
+  [[nodiscard]] mailbox_spec named(std::string_view n) && {
+    name = n;
+    return std::move(*this);
+  }
 };
 
 /// A mailbox of messages of type T: `mailroom::mailbox<request>([&](request r, pe from) {...})`.
@@ -83,8 +94,10 @@ template <class T>
 struct serialized;
 
 /// A mailbox whose messages are closures: send(pe, [=] { ... }) runs the closure on that PE.
+/// `mailroom::lambdas{"requests"}` names it (see mailbox_spec::named).
 struct lambdas {
   using message_type = void;
+  std::string_view name{};
 };
 
 namespace detail {
@@ -160,6 +173,7 @@ class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
       : mailbox_base(false, signature, sizeof(T), team),
         handler_(std::move(spec.handler)),
         self_(self) {
+    name = spec.name;
     concurrent_handlers = spec.concurrent && workers() > 1;
     MAILROOM_CHECK(workers() == 1 || 4 + sizeof(T) <= stage_block::k_bytes,
                    "mailbox message of {} bytes: with MAILROOM_WORKERS > 1 a message is at most "
@@ -305,6 +319,7 @@ class mailbox_impl<mailbox_spec<span_of<U>, H>, Sel> : public mailbox_base {
   mailbox_impl(mailbox_spec<span_of<U>, H>&& spec, Sel* self, std::uint32_t signature,
                const team_lanes* team)
       : mailbox_base(false, signature, 0, team), handler_(std::move(spec.handler)), self_(self) {
+    name = spec.name;
     MAILROOM_CHECK(!spec.concurrent, "a mailbox of variable-size messages cannot have concurrent "
                    "handlers (yet)");
     var.room = conveyor.var_room();
@@ -426,15 +441,16 @@ class mailbox_impl<mailbox_spec<serialized<T>, H>, Sel> final
   mailbox_impl(mailbox_spec<serialized<T>, H>&& spec, Sel* self, std::uint32_t signature,
                const team_lanes* team)
       : mailbox_impl<mailbox_spec<span_of<std::byte>, decoding_handler<T, H, Sel>>, Sel>(
-            {decoding_handler<T, H, Sel>{std::move(spec.handler)}, spec.concurrent}, self,
+            {decoding_handler<T, H, Sel>{std::move(spec.handler)}, spec.concurrent, spec.name}, self,
             signature, team) {}
 };
 
 template <class Sel>
 class mailbox_impl<lambdas, Sel> final : public mailbox_base {
  public:
-  mailbox_impl(lambdas&&, Sel* self, std::uint32_t signature, const team_lanes* team)
+  mailbox_impl(lambdas&& spec, Sel* self, std::uint32_t signature, const team_lanes* team)
       : mailbox_base(true, signature, 0, team), self_(self) {
+    name = spec.name;
     conveyor.set_record_bytes(&lambda_record_bytes);
   }
 
@@ -528,31 +544,40 @@ class selector {
  public:
   static constexpr std::size_t size = sizeof...(Specs);
 
-  explicit selector(Specs... specs) : selector(graph::chain(static_cast<int>(size)), std::move(specs)...) {}
+  explicit selector(Specs... specs,
+                    std::source_location loc = std::source_location::current())
+      : selector(graph::chain(static_cast<int>(size)), std::move(specs)..., loc) {}
 
-  selector(const graph& g, Specs... specs) {
-    detail::scheduler::check_running("mailroom::selector");
+  // (The call site goes to functions out of line: a call_site object here, inlined into the
+  // function that sends, cost the send loop of index-gather an instruction per message.)
+  selector(const graph& g, Specs... specs,
+           std::source_location loc = std::source_location::current()) {
+    detail::scheduler::check_running("mailroom::selector", loc);
+    pes_ = num_pes();
     build(std::index_sequence_for<Specs...>{}, std::move(specs)...);
     core_ = std::make_unique<detail::selector_core>(
-        boxes_list(std::index_sequence_for<Specs...>{}), g, "selector");
+        boxes_list(std::index_sequence_for<Specs...>{}), g, "selector", loc);
     core_->set_owner(this);
   }
 
   /// Over team t (collective over its members; the world team gives the job's selector).
-  selector(const team& t, Specs... specs)
-      : selector(t, graph::chain(static_cast<int>(size)), std::move(specs)...) {}
+  selector(const team& t, Specs... specs,
+           std::source_location loc = std::source_location::current())
+      : selector(t, graph::chain(static_cast<int>(size)), std::move(specs)..., loc) {}
 
-  selector(const team& t, const graph& g, Specs... specs) {
-    detail::scheduler::check_running("mailroom::selector");
+  selector(const team& t, const graph& g, Specs... specs,
+           std::source_location loc = std::source_location::current()) {
+    detail::scheduler::check_running("mailroom::selector", loc);
+    pes_ = num_pes();
     if (detail::over_world(t)) {
       build(std::index_sequence_for<Specs...>{}, std::move(specs)...);
       core_ = std::make_unique<detail::selector_core>(
-          boxes_list(std::index_sequence_for<Specs...>{}), g, "selector");
+          boxes_list(std::index_sequence_for<Specs...>{}), g, "selector", loc);
     } else {
       team_.emplace(t);
       build(std::index_sequence_for<Specs...>{}, std::move(specs)...);
       core_ = std::make_unique<detail::selector_core>(
-          boxes_list(std::index_sequence_for<Specs...>{}), g, "selector", &*team_);
+          boxes_list(std::index_sequence_for<Specs...>{}), g, "selector", loc, &*team_);
       pes_ = t.size();
     }
     core_->set_owner(this);
@@ -584,9 +609,10 @@ class selector {
   template <std::size_t I>
     requires(I < size && !std::is_void_v<message_type<I>> &&
              !detail::is_span_of<message_type<I>> && !detail::is_serialized<message_type<I>>)
-  void send(pe dest, const message_type<I>& msg) {
+  void send(pe dest, const message_type<I>& msg,
+            std::source_location loc = std::source_location::current()) {
     auto& box = *std::get<I>(boxes_);
-    if (MAILROOM_UNLIKELY(!admitted(box, dest))) return stage(box, I, dest.rank(), msg);
+    if (MAILROOM_UNLIKELY(!admitted(box, dest))) return stage(box, I, dest.rank(), msg, loc);
     if (MAILROOM_UNLIKELY(!box.conveyor.template push<sizeof(message_type<I>)>(dest.rank(), &msg)))
       push_blocked(box.conveyor, dest.rank(), msg);
   }
@@ -597,19 +623,21 @@ class selector {
   /// Blocks as the typed send does.
   template <std::size_t I>
     requires(I < size && detail::is_span_of<message_type<I>>)
-  void send(pe dest, std::span<const typename message_type<I>::value_type> items) {
+  void send(pe dest, std::span<const typename message_type<I>::value_type> items,
+            std::source_location loc = std::source_location::current()) {
     auto& box = *std::get<I>(boxes_);
-    send_var(box, box.var, I, dest, items.data(), items.size_bytes());
+    send_var(box, box.var, I, dest, items.data(), items.size_bytes(), loc);
   }
   /// Sends `value` to mailbox I (of serialized<T>) on PE `dest`: serialised at once (cereal's
   /// binary archive), then sent as a variable-size message of its bytes.
   template <std::size_t I>
     requires(I < size && detail::is_serialized<message_type<I>>)
-  void send(pe dest, const typename message_type<I>::value_type& value) {
+  void send(pe dest, const typename message_type<I>::value_type& value,
+            std::source_location loc = std::source_location::current()) {
     const detail::scratch s;
     message_type<I>::encode(value, s.bytes);
     auto& box = *std::get<I>(boxes_);
-    send_var(box, box.var, I, dest, s.bytes.data(), s.bytes.size());
+    send_var(box, box.var, I, dest, s.bytes.data(), s.bytes.size(), loc);
   }
   /// The most bytes one message to variable-size mailbox I carries in one piece (what a buffer
   /// holds after its headers): larger ones go in pieces.
@@ -626,7 +654,9 @@ class selector {
   /// copyable: it travels by value with a compile-time handler id.
   template <std::size_t I, class L>
     requires(I < size && std::is_void_v<message_type<I>>)
-  [[gnu::always_inline]] void send(pe dest, const L& closure) {
+  [[gnu::always_inline]] void send(pe dest, const L& closure,
+                                   std::source_location loc =
+                                       std::source_location::current()) {
     static_assert(std::is_trivially_copyable_v<L>,
                   "lambda message must be trivially copyable: capture by value only plain data, "
                   "pointers into symmetric memory (symmetric_array) and mailroom handles; not "
@@ -638,7 +668,8 @@ class selector {
     using owner = detail::lambda_owner<L, selector>;
     static_cast<void>(&detail::lambda_registered<L, owner>);  // registers L at static init
     auto& box = *std::get<I>(boxes_);
-    if (MAILROOM_UNLIKELY(!admitted(box, dest))) return stage_lambda(box, I, dest.rank(), closure);
+    if (MAILROOM_UNLIKELY(!admitted(box, dest)))
+      return stage_lambda(box, I, dest.rank(), closure, loc);
     // The id by reference: the conveyor tells runs apart by its address (no load per send).
     static_assert(alignof(detail::lambda_entry) % detail::conveyor_core::k_tag_align == 0 &&
                   offsetof(detail::lambda_entry, wire_id) == 0);
@@ -669,12 +700,18 @@ class selector {
 
   /// This PE sends no more to entry mailbox I from outside the selector's handlers.
   template <std::size_t I>
-  void done() {
+  void done(std::source_location loc = std::source_location::current()) {
     static_assert(I < size, "selector::done<I>: mailbox index out of range");
-    core_->done(static_cast<int>(I));
+    core_->done(static_cast<int>(I), loc);
   }
   /// done() with a run-time mailbox id (checked).
-  void done(int mailbox_id) { core_->done(mailbox_id); }
+  void done(int mailbox_id, std::source_location loc = std::source_location::current()) {
+    core_->done(mailbox_id, loc);
+  }
+
+  /// Names the selector on this PE, for errors, the watchdog's reports and statistics
+  /// ("selector 'bfs' #3"); name its mailboxes with mailbox_spec::named.
+  void name(std::string_view n) { core_->set_name(n); }
 
   /// Sends every partly filled buffer of this selector now: latency over aggregation (e.g.
   /// before yield()ing for a reply). Sending continues normally afterwards.
@@ -687,7 +724,7 @@ class selector {
 
   /// Runs handlers until every mailbox of this selector has terminated on this PE: every
   /// message destined here has been handled and this PE will receive no more.
-  void wait() { core_->wait(); }
+  void wait(std::source_location loc = std::source_location::current()) { core_->wait(loc); }
 
   /// A trivially copyable handle that lambda messages may capture to reach this selector on
   /// whichever PE they run.
@@ -740,8 +777,9 @@ class selector {
   /// among its constructions of selectors), and a wait() on any of them waits for all. Cycles
   /// through a selector over a team are refused.
   template <class S>
-  void receives_from(const S& upstream) {
-    core_->receives_from(upstream.ref().id());
+  void receives_from(const S& upstream,
+                     std::source_location loc = std::source_location::current()) {
+    core_->receives_from(upstream.ref().id(), loc);
   }
 
   [[nodiscard]] bool finished() const noexcept { return core_->finished(); }
@@ -838,11 +876,16 @@ class selector {
   // send that the mailbox takes, which goes into this worker's staging block for the mailbox
   // (worker 0 drains it into the aggregation buffers). The message by value: a reference would
   // make the send loop build every closure on the stack (histogram lambda: 5.4 -> 11 ns).
+  // A send that the mailbox does not take here: stops the job, naming the caller's line.
+  [[noreturn, gnu::cold, gnu::noinline]] void refuse(std::size_t i, int dest,
+                                                    std::source_location loc) const {
+    const detail::call_site here(loc);
+    core_->refuse_send(static_cast<int>(i), dest);
+  }
   template <class T>
   [[gnu::cold, gnu::noinline]] void stage(detail::mailbox_base& box, std::size_t i, int dest,
-                                          T msg) const {
-    if (MAILROOM_UNLIKELY(!pool_admitted(box, dest)))
-      core_->refuse_send(static_cast<int>(i), dest);
+                                          T msg, std::source_location loc) const {
+    if (MAILROOM_UNLIKELY(!pool_admitted(box, dest))) refuse(i, dest, loc);
     if (dest == box.self_from) {  // handled from the block, by any worker (no conveyor)
       std::memcpy(box.staged.room_local(static_cast<std::uint32_t>(sizeof(T))), &msg, sizeof(T));
       return;
@@ -858,17 +901,17 @@ class selector {
     while (!c.push_var(dest, payload, len));
   }
   [[gnu::always_inline]] void send_var(detail::mailbox_base& box, detail::var_sends& v,
-                                       std::size_t i, pe dest, const void* data,
-                                       std::size_t len) {
-    if (MAILROOM_UNLIKELY(len > v.room)) return send_large(box, v, i, dest, data, len);
-    send_piece(box, v, i, dest, data, static_cast<std::uint32_t>(len));
+                                       std::size_t i, pe dest, const void* data, std::size_t len,
+                                       std::source_location loc) {
+    if (MAILROOM_UNLIKELY(len > v.room)) return send_large(box, v, i, dest, data, len, loc);
+    send_piece(box, v, i, dest, data, static_cast<std::uint32_t>(len), loc);
   }
   // Sends one item of length word `word` (conveyor_core::k_var_piece may be set).
   [[gnu::always_inline]] void send_piece(detail::mailbox_base& box, detail::var_sends& v,
                                          std::size_t i, pe dest, const void* data,
-                                         std::uint32_t word) {
+                                         std::uint32_t word, std::source_location loc) {
     if (MAILROOM_UNLIKELY(!admitted(box, dest)))
-      return stage_var(box, v, i, dest.rank(), data, word);
+      return stage_var(box, v, i, dest.rank(), data, word, loc);
     if (MAILROOM_UNLIKELY(!box.conveyor.push_var(dest.rank(), data, word)))
       push_var_blocked(box.conveyor, dest.rank(), data, word);
   }
@@ -877,7 +920,7 @@ class selector {
   // (in any order: forwarding may reorder them). seq numbers this PE's large messages to it.
   [[gnu::cold, gnu::noinline]] void send_large(detail::mailbox_base& box, detail::var_sends& v,
                                                std::size_t i, pe dest, const void* data,
-                                               std::size_t len) {
+                                               std::size_t len, std::source_location loc) {
     constexpr std::size_t head_bytes = 24;
     const std::size_t piece = std::min(v.room, k_stage_room) - head_bytes;
     const std::uint64_t seq = v.next_large.fetch_add(1, std::memory_order_relaxed);
@@ -889,7 +932,8 @@ class selector {
       std::memcpy(s.bytes.data(), head, head_bytes);
       std::memcpy(s.bytes.data() + head_bytes, static_cast<const std::byte*>(data) + off, n);
       send_piece(box, v, i, dest, s.bytes.data(),
-                 static_cast<std::uint32_t>(head_bytes + n) | detail::conveyor_core::k_var_piece);
+                 static_cast<std::uint32_t>(head_bytes + n) | detail::conveyor_core::k_var_piece,
+                 loc);
     }
   }
   // The largest variable-size item a pool worker's staging block holds (after [dest][0]).
@@ -898,13 +942,13 @@ class selector {
   // block, [dest][0][len][0][payload] (or [len][0][payload] to this PE).
   [[gnu::cold, gnu::noinline]] void stage_var(detail::mailbox_base& box, detail::var_sends& v,
                                               std::size_t i, int dest, const void* payload,
-                                              std::uint32_t word) {
-    if (MAILROOM_UNLIKELY(!pool_admitted(box, dest))) core_->refuse_send(static_cast<int>(i), dest);
+                                              std::uint32_t word, std::source_location loc) {
+    if (MAILROOM_UNLIKELY(!pool_admitted(box, dest))) refuse(i, dest, loc);
     const std::uint32_t len = word & detail::conveyor_core::k_var_len;
     if (len > k_stage_room) {
       // (Between what a staging block and what a buffer holds: in pieces, as larger ones go.)
       MAILROOM_ASSERT((word & detail::conveyor_core::k_var_piece) == 0);
-      return send_large(box, v, i, pe(dest), payload, len);
+      return send_large(box, v, i, pe(dest), payload, len, loc);
     }
     const std::size_t n = detail::conveyor_core::var_item_bytes(word);
     if (dest == box.self_from) {
@@ -919,9 +963,9 @@ class selector {
   }
   template <class L>
   [[gnu::cold, gnu::noinline]] void stage_lambda(detail::mailbox_base& box, std::size_t i, int dest,
-                                                 L closure) const {
-    if (MAILROOM_UNLIKELY(!pool_admitted(box, dest)))
-      core_->refuse_send(static_cast<int>(i), dest);
+                                                 L closure,
+                                                 std::source_location loc) const {
+    if (MAILROOM_UNLIKELY(!pool_admitted(box, dest))) refuse(i, dest, loc);
     constexpr std::uint32_t bytes = 16 + (sizeof(L) + 7) / 8 * 8;
     if (dest == box.self_from) {  // handled from the block, by any worker (no conveyor)
       // Runs [stride][count][invoke][closures]: same-type closures follow one header.
@@ -983,13 +1027,17 @@ class selector {
   std::optional<team> team_;
   std::tuple<std::unique_ptr<detail::mailbox_impl<Specs, selector>>...> boxes_;
   std::unique_ptr<detail::selector_core> core_;
-  int pes_ = num_pes();
+  int pes_ = 0;  // (set once the runtime is known to exist)
 };
 
 template <class... Specs>
 selector(Specs...) -> selector<Specs...>;
 template <class... Specs>
 selector(graph, Specs...) -> selector<Specs...>;
+template <class... Specs>
+selector(team, Specs...) -> selector<Specs...>;
+template <class... Specs>
+selector(team, graph, Specs...) -> selector<Specs...>;
 
 /// A trivially copyable reference to a selector, valid on every PE while the selector lives.
 template <class Sel>

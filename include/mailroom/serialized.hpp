@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Messages of types that need serialising (strings, vectors of neighbours, maps, structs with a
 // serialize function): a mailbox of mailroom::serialized<T> takes values of T, written with
 // cereal's binary archive into a variable-size message (mailroom::span_of) and read back on the

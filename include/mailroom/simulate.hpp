@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The simulated machine: P virtual PEs in one process, on a node layout with per-link latency
 // and bandwidth, for testing routing, termination and memory at thousands of PEs on a laptop,
 // and for reproducing ordering bugs. Every PE runs the same program, as under mpiexec; mailroom

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Distributed sparse matrices: CSR, rows distributed cyclically over the PEs (global row r on
 // PE r % P as local row r / P), global column indices, optional values. The data structure of
 // the Bale kernels, reusable by any mailroom program.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Counters of mailroom's traffic, kept per buffer (never per message, so always on): what a
 // program's mailboxes sent, to whom, how full their buffers went out, and how long senders
 // waited for credits.

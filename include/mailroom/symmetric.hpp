@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Symmetric memory: arrays allocated collectively at the same virtual address on every PE, so a
 // pointer into one means the same element on any PE (and lambda messages may capture it).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tasks inside a PE: async, finish and parallel loops over the PE's workers (MAILROOM_WORKERS).
 //
 // Worker 0 is the PE's own thread: it runs the program's main flow, the communication (the

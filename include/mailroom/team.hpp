@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Teams: subsets of the PEs that run collectives together (as UPC++'s and OpenSHMEM's teams):
 // the whole job, a split of a team by colour, or the rows and columns of a 2-D grid of PEs.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Termination: the mailbox dependency graph (which mailbox's handlers may send to which), its
 // strongly connected components in topological order, and the quiescence detector that closes a
 // component with cycles. See docs/design.md for the argument and the cost.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The untyped conveyor: lanes and credits, local delivery, forwarding (node routing) and the
 // end of stream per link.
 #include "mailroom/detail/conveyor_core.hpp"

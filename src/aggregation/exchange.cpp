@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Per-process hub of the aggregation layer: buffer pool, sends, acknowledgements, and routing of
 // arrivals and credits to their conveyors.
 #include "mailroom/detail/exchange.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reservations of the aggregation layer (detail/memory_plan.hpp).
 #include "mailroom/detail/memory_plan.hpp"
 

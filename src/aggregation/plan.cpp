@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The capacity plan (mailroom/plan.hpp): the runtime's sizing functions (memory_plan.hpp) over
 // the routing tables it would build (routes.hpp), for a machine described rather than joined.
 #include "mailroom/plan.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Direct, node and mesh routing tables (detail/routes.hpp).
 #include "mailroom/detail/routes.hpp"
 

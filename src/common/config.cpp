@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Parses and prints the MAILROOM_* table of config.hpp.
 #include "mailroom/config.hpp"
 
@@ -5,10 +6,17 @@
 
 #include "common/pe_local.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
 
 extern char** environ;
 
@@ -92,6 +100,43 @@ const char* routing_name(std::uint64_t r) noexcept {
   return "?";
 }
 
+namespace {
+// Edits (insertions, deletions, substitutions) that turn a into b.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// Stops the job naming the closest known variable (when one is close) and every known one.
+[[noreturn]] void unknown_variable(std::string_view name, std::vector<std::string_view> names) {
+  std::string_view closest;
+  std::size_t best = std::numeric_limits<std::size_t>::max();
+  for (std::string_view n : names) {
+    const std::size_t d = edit_distance(name, n);
+    if (d < best) {
+      best = d;
+      closest = n;
+    }
+  }
+  std::sort(names.begin(), names.end());
+  // Close: a third of the name after MAILROOM_ (a typo or two), not a different word.
+  const std::size_t close = std::max<std::size_t>(1, (closest.size() - 9) / 3);
+  const std::string hint = best <= close ? fmt::format(" (did you mean {}?)", closest) : "";
+  MAILROOM_FAIL("unknown environment variable {}{}; the known ones are {}", name, hint,
+                fmt::join(names, ", "));
+}
+}  // namespace
+
 config config::from_environment() {
   config c;
 #define MAILROOM_CONFIG_PARSE(field, env, kind, def, doc)                                      \
@@ -113,12 +158,11 @@ config config::from_environment() {
     if (kv.substr(0, 9) != "MAILROOM_") continue;
     std::string_view name = kv.substr(0, kv.find('='));
     // (MAILROOM_SIM is read by programs that offer the simulated machine: mailroom/simulate.hpp.)
-    bool known = name == "MAILROOM_SIM";
-#define MAILROOM_CONFIG_KNOWN(field, env, kind, def, doc) known = known || name == env;
+    std::vector<std::string_view> names{"MAILROOM_SIM"};
+#define MAILROOM_CONFIG_KNOWN(field, env, kind, def, doc) names.emplace_back(env);
     MAILROOM_CONFIG_TABLE(MAILROOM_CONFIG_KNOWN)
 #undef MAILROOM_CONFIG_KNOWN
-    MAILROOM_CHECK(known, "unknown environment variable {} (known: see MAILROOM_VERBOSE=1)",
-                   name);
+    if (std::find(names.begin(), names.end(), name) == names.end()) unknown_variable(name, names);
   }
   return c;
 }

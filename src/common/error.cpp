@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Fatal-error path: print one line naming the rank, then take the whole job down.
 #include "mailroom/error.hpp"
 
@@ -12,21 +13,32 @@ namespace mailroom::detail {
 namespace {
 int g_rank = -1;
 abort_hook g_abort = nullptr;
+thread_local const std::source_location* t_site = nullptr;
 MAILROOM_PE_LOCAL(g_rank);
 MAILROOM_PE_LOCAL(g_abort);
+MAILROOM_PE_LOCAL(t_site);
 }  // namespace
+
+call_site::call_site(const std::source_location& where) noexcept : previous_(t_site) {
+  t_site = &where;
+}
+call_site::~call_site() { t_site = previous_; }
+const std::source_location* call_site::current() noexcept { return t_site; }
 
 void set_error_rank(int rank) noexcept { g_rank = rank; }
 void set_abort_hook(abort_hook hook) noexcept { g_abort = hook; }
 int error_rank() noexcept { return g_rank; }
 
 void fail(const char* file, int line, std::string_view what) noexcept {
-  if (g_rank >= 0)
-    std::fprintf(stderr, "mailroom: rank %d: %s:%d: %.*s\n", g_rank, file, line,
-                 static_cast<int>(what.size()), what.data());
+  char rank[32] = "";
+  if (g_rank >= 0) std::snprintf(rank, sizeof rank, "rank %d: ", g_rank);
+  if (t_site != nullptr && t_site->line() > 0)
+    std::fprintf(stderr, "mailroom: %s%s:%u: %.*s [%s:%d]\n", rank, t_site->file_name(),
+                 static_cast<unsigned>(t_site->line()), static_cast<int>(what.size()),
+                 what.data(), file, line);
   else
-    std::fprintf(stderr, "mailroom: %s:%d: %.*s\n", file, line, static_cast<int>(what.size()),
-                 what.data());
+    std::fprintf(stderr, "mailroom: %s%s:%d: %.*s\n", rank, file, line,
+                 static_cast<int>(what.size()), what.data());
   std::fflush(stderr);
   if (g_abort != nullptr) g_abort(1);
   std::_Exit(1);

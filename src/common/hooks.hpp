@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Internal glue between the common layer and the transport: who to call to abort the job, and
 // which rank to print. Not installed.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The registry of per-PE globals (common/pe_local.hpp).
 #include "common/pe_local.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // State of one PE that lives in globals. With the simulated machine (transport/sim.cpp) many PEs
 // share one process: each global that belongs to a PE is registered here, and the simulator
 // swaps every PE's values in when it switches to that PE and parks them when it switches away.

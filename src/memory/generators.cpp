@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Deterministic generators (random graphs, Kronecker products of stars, permutations) and the
 // permute/transpose references. Every generated row, key or permutation comes from a pure
 // function of (seed, index), so the collective results do not depend on the number of PEs and the

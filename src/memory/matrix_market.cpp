@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Matrix Market coordinate files: a parser that reports the first malformed line instead of
 // crashing, a writer, and the collective read/write through PE 0.
 #include "mailroom/matrix_market.hpp"

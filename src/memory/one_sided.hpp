@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The symmetric heap's non-blocking transfers through the transport, for the pgas layer (which
 // turns them into futures). Not installed.
 #pragma once

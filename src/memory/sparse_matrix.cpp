@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Distributed CSR matrices, rows cyclic over the PEs: construction with its checks, and the
 // collectives that move a whole matrix between one PE and all (gather, scatter).
 #include "mailroom/sparse_matrix.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The symmetric heap: one region reserved at an address every PE agreed on at start-up, carved
 // by a collective bump allocator that every PE runs in the same order.
 #include "mailroom/symmetric.hpp"

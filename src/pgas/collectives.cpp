@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The public collectives: each starts one operation of the team's transport group and becomes a
 // pending operation of the scheduler, whose progress engine completes it (and its future).
 #include "mailroom/collectives.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The non-blocking one-sided operations to PEs reached through the transport: each is a request
 // that the progress engine completes, and its future.
 #include "mailroom/symmetric.hpp"

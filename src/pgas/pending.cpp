@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Transport requests as pending operations of the scheduler.
 #include "pgas/pending.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A transport request as a pending operation of the scheduler: its future is ready once the
 // request has completed (tested with every other request in flight, in one pass). Not installed.
 #pragma once

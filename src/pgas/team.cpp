@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Teams over the transport's groups, and what selectors over a team need of them.
 #include "mailroom/team.hpp"
 

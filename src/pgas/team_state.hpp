@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What a team holds: its group of the transport (owned, or the world's), its id among its
 // members' teams, and the routes of the selectors over it. Not installed.
 #pragma once

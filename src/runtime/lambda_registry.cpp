@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The lambda registry: collected at static initialisation, numbered and verified at start-up.
 #include "mailroom/detail/lambda_registry.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mailroom::runtime: start-up and shut-down of every layer, in order.
 #include "mailroom/runtime.hpp"
 
@@ -121,9 +122,26 @@ runtime::~runtime() {
 
 const mailroom::config& runtime::config() const noexcept { return current_config(); }
 
-pe this_pe() noexcept { return pe(transport::rank()); }
-int num_pes() noexcept { return transport::size(); }
-double wtime() noexcept { return transport::wtime(); }
+namespace {
+[[noreturn, gnu::cold]] void before_runtime(const char* call) {
+  MAILROOM_FAIL("{} called before mailroom::runtime exists (construct `mailroom::runtime "
+                "rt(argc, argv);` first): it has no PEs to tell of yet",
+                call);
+}
+}  // namespace
+
+pe this_pe() noexcept {
+  if (MAILROOM_UNLIKELY(!g_runtime_exists)) before_runtime("mailroom::this_pe()");
+  return pe(transport::rank());
+}
+int num_pes() noexcept {
+  if (MAILROOM_UNLIKELY(!g_runtime_exists)) before_runtime("mailroom::num_pes()");
+  return transport::size();
+}
+double wtime() noexcept {
+  if (MAILROOM_UNLIKELY(!g_runtime_exists)) before_runtime("mailroom::wtime()");
+  return transport::wtime();
+}
 
 void yield() {
   detail::scheduler::check_running("mailroom::yield");
@@ -222,7 +240,10 @@ std::size_t buffer_payload_bytes() noexcept {
 }
 
 std::string mpi_library() { return transport::library_version(); }
-int num_nodes() noexcept { return transport::layout().nodes; }
+int num_nodes() noexcept {
+  if (MAILROOM_UNLIKELY(!g_runtime_exists)) before_runtime("mailroom::num_nodes()");
+  return transport::layout().nodes;
+}
 int routing_node(pe p) {
   detail::scheduler::check_running("mailroom::routing_node");
   return detail::exchange::get().node_of(p.rank());

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The progress engine and the termination of each selector's components.
 #include "mailroom/detail/scheduler.hpp"
 
@@ -23,6 +24,11 @@ std::uint32_t scheduler::next_selector_id = 0;
 std::vector<std::vector<selector_core*>> scheduler::finish_scopes;
 std::vector<std::shared_ptr<pending_op>> scheduler::pending;
 bool scheduler::completing = false;
+
+void scheduler::check_running(std::string_view call, std::source_location where) {
+  const call_site here(where);
+  check_running(call);
+}
 
 void scheduler::check_running(std::string_view call) {
   MAILROOM_CHECK(exchange::running(),
@@ -309,18 +315,23 @@ mailbox_base::mailbox_base(bool delta_records, std::uint32_t signature, std::siz
 }
 
 selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
-                             std::string_view kind, const team* t)
+                             const char* kind, std::source_location site, const team* t)
     : boxes_(std::move(boxes)),
-      plan_(termination::analyse(g, static_cast<int>(boxes_.size()))),
+      plan_([&] {
+        const call_site here(site);  // (a graph that does not fit stops the job here)
+        return termination::analyse(g, static_cast<int>(boxes_.size()));
+      }()),
       components_(plan_.components.size()),
       user_done_(boxes_.size(), false),
       over_team_(t != nullptr),
       id_(over_team_ ? boxes_.front()->conveyor.id() : scheduler::next_selector_id),
       pes_(over_team_ ? t->size() : transport::size()),
       kind_(kind),
+      site_(site),
       waiting_name_(over_team_
                         ? fmt::format("wait() of {} {:#x} over a team of {}", kind, id_, pes_)
                         : fmt::format("wait() of {} #{}", kind, id_)) {
+  const call_site here(site_);
   MAILROOM_CHECK(!scheduler::in_handler(),
                  "a {} was constructed inside a handler: construction is collective, so every "
                  "PE must construct its selectors in the same order from user code", kind);
@@ -353,15 +364,28 @@ selector_core::~selector_core() {
   for (auto& scope : scheduler::finish_scopes) std::erase(scope, this);
 }
 
-void selector_core::done(int m) {
+void selector_core::set_name(std::string_view name) {
+  const std::string base = kind_.substr(0, kind_.find(' '));
+  kind_ = name.empty() ? base : fmt::format("{} '{}'", base, name);
+  waiting_name_ = over_team_ ? fmt::format("wait() of {} {:#x} over a team of {}", kind_, id_, pes_)
+                             : fmt::format("wait() of {} #{}", kind_, id_);
+}
+
+std::string selector_core::box_label(std::size_t m) const {
+  const std::string& name = boxes_[m]->name;
+  return name.empty() ? fmt::format("mailbox {}", m) : fmt::format("mailbox {} '{}'", m, name);
+}
+
+void selector_core::done(int m, std::source_location where) {
+  const call_site here(where);
   check_runtime_thread("done()");
   MAILROOM_CHECK(m >= 0 && m < mailboxes(), "done({}): mailbox id out of range [0, {}) of this {}",
                  m, mailboxes(), kind_);
   const auto mi = static_cast<std::size_t>(m);
   MAILROOM_CHECK(plan_.entry[mi],
-                 "done({}): mailbox {} is fed only by handlers, and the runtime closes it; call "
+                 "done({}): {} is fed only by handlers, and the runtime closes it; call "
                  "done() on the entry mailboxes (or declare it an entry in the graph)",
-                 m, m);
+                 m, box_label(mi));
   MAILROOM_CHECK(!user_done_[mi], "done({}) called twice on this {}", m, kind_);
   user_done_[mi] = true;
   boxes_[mi]->accepts.fetch_and(static_cast<std::uint8_t>(~scheduler::k_from_user));
@@ -392,6 +416,9 @@ std::string selector_core::describe() const {
   if (const selector_core* up = feeder_running(); up != nullptr && !finished())
     out += fmt::format("  {} #{}: closes after {} #{} has terminated here (receives_from)\n", kind_,
                        id_, up->kind_, up->id_);
+  if (!finished() && site_.line() > 0)
+    out += fmt::format("  {} #{}, constructed at {}:{}:\n", kind_, id_, site_.file_name(),
+                       site_.line());
   for (std::size_t m = 0; m < boxes_.size(); ++m) {
     const auto& conv = boxes_[m]->conveyor;
     const bool fin = mailbox_finished(static_cast<int>(m));
@@ -438,9 +465,9 @@ std::string selector_core::describe() const {
     const std::int64_t items = conv.filling_items(&filling, k_listed + 1);
     const std::int64_t buffers = conv.unacknowledged(&unacked, k_listed + 1);
     out += fmt::format(
-        "  {} #{} mailbox {} ({}): {}{}, {}, sent {} items, handled {}, {} buffers waiting "
+        "  {} #{} {} ({}): {}{}, {}, sent {} items, handled {}, {} buffers waiting "
         "here{}{}{}{}\n",
-        kind_, id_, m, describe_signature(conv.signature()),
+        kind_, id_, box_label(m), describe_signature(conv.signature()),
         boxes_[m]->disabled.load(std::memory_order_relaxed)
             ? "DISABLED on this PE (its arrivals wait, and it cannot terminate, until "
               "enable()), "
@@ -493,10 +520,10 @@ void selector_core::print_stats() const {
             ? 100.0 * static_cast<double>(bytes) / static_cast<double>(conv.room_sent())
             : 0.0;
     out += fmt::format(
-        "mailroom: rank {}: stats: {} #{} mailbox {}: sent {} messages ({} bytes) in {} buffers "
+        "mailroom: rank {}: stats: {} #{} {}: sent {} messages ({} bytes) in {} buffers "
         "(mean fill {:.1f}%) over {} links, busiest to PE {} ({} messages); handled {}; senders "
         "waited {:.6f} s for credits\n",
-        transport::rank(), kind_, id_, m, conv.sent_items(), bytes, buffers, fill, links,
+        transport::rank(), kind_, id_, box_label(m), conv.sent_items(), bytes, buffers, fill, links,
         busiest_pe, busiest, conv.processed_items(), conv.credit_wait_seconds());
   }
   std::fputs(out.c_str(), stderr);
@@ -583,19 +610,19 @@ bool selector_core::drain_staged() {
 }
 
 void selector_core::refuse_send(int m, int dest) const {
-  MAILROOM_CHECK(dest >= 0 && dest < pes_, "send to mailbox {}: {} {} is out of range [0, {})",
-                 m, over_team_ ? "team rank" : "PE", dest, pes_);
   const auto mi = static_cast<std::size_t>(m);
+  MAILROOM_CHECK(dest >= 0 && dest < pes_, "send to {}: {} {} is out of range [0, {})",
+                 box_label(mi), over_team_ ? "team rank" : "PE", dest, pes_);
   if ((boxes_[mi]->accepts.load() & scheduler::k_from_handler) == 0)
     MAILROOM_FAIL(
-        "send to mailbox {} after it was closed on this PE: a handler sends to it "
+        "send to {} after it was closed on this PE: a handler sends to it "
         "but the dependency graph has no edge saying so (a handler of the same {}: an "
         "edge in its graph; of another selector: declare it with receives_from)",
-        m, kind_);
-  if (user_done_[mi]) MAILROOM_FAIL("send to mailbox {} after done({}) on this PE", m, m);
-  MAILROOM_FAIL("send to mailbox {} from outside the {}'s handlers, but it is not an entry "
+        box_label(mi), kind_);
+  if (user_done_[mi]) MAILROOM_FAIL("send to {} after done({}) on this PE", box_label(mi), m);
+  MAILROOM_FAIL("send to {} from outside the {}'s handlers, but it is not an entry "
                 "mailbox (declare it in graph::entries, or send from a handler)",
-                m, kind_);
+                box_label(mi), kind_);
 }
 
 // Memory stays bounded because a mailbox whose handlers feed a mailbox that has run out of
@@ -640,7 +667,8 @@ const selector_core* selector_core::feeder_running() const noexcept {
   return nullptr;
 }
 
-void selector_core::receives_from(std::uint64_t upstream) {
+void selector_core::receives_from(std::uint64_t upstream, std::source_location where) {
+  const call_site here(where);
   check_runtime_thread("receives_from()");
   const selector_core* up = live_selector(upstream);
   MAILROOM_CHECK(up != nullptr, "{} #{}: receives_from a selector that no longer lives", kind_,
@@ -777,15 +805,15 @@ void selector_core::handle(std::size_t m, std::size_t budget) {
     const handler_scope in_handler;
     for (; budget > 0 && !paused(m); --budget) box->process_front();
   } catch (const std::exception& e) {
-    MAILROOM_FAIL("a handler of {} #{} mailbox {} ({}) threw an exception, handling a message "
+    MAILROOM_FAIL("a handler of {} #{} {} ({}) threw an exception, handling a message "
                   "from PE {}: {}. Handlers must not throw: a message would be lost",
-                  kind_, id_, m, describe_signature(box->conveyor.signature()),
+                  kind_, id_, box_label(m), describe_signature(box->conveyor.signature()),
                   box->conveyor.front().source, e.what());
   } catch (...) {
-    MAILROOM_FAIL("a handler of {} #{} mailbox {} ({}) threw an exception (not a "
+    MAILROOM_FAIL("a handler of {} #{} {} ({}) threw an exception (not a "
                   "std::exception), handling a message from PE {}. Handlers must not throw: a "
                   "message would be lost",
-                  kind_, id_, m, describe_signature(box->conveyor.signature()),
+                  kind_, id_, box_label(m), describe_signature(box->conveyor.signature()),
                   box->conveyor.front().source);
   }
 }
@@ -919,7 +947,8 @@ future<void> selector_core::finished_future() {
   return finished_promise_->get_future();
 }
 
-void selector_core::wait() {
+void selector_core::wait(std::source_location where) {
+  const call_site here(where);
   MAILROOM_CHECK(!scheduler::in_handler(), "wait() called from inside a handler: handlers must "
                  "never block");
   for (std::size_t m = 0; m < boxes_.size(); ++m)

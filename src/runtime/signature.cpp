@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The registry of mailbox signatures: what a signature stands for, to name both PEs' views when
 // a buffer arrives for a mailbox that is something else here.
 #include "mailroom/detail/signature.hpp"

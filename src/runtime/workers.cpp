@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The workers of a PE: a deque of tasks per worker with stealing, the queue of handlers' tasks,
 // the blocks in which pool workers stage their sends, and the rounds in which every worker
 // publishes what it staged (docs/design.md, workers).

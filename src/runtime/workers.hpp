@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the runtime calls of the workers (src/runtime/workers.cpp); the rest is in
 // mailroom/detail/tasks.hpp.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Dependency-graph analysis: validation, Tarjan's SCC, topological order of components, entries.
 #include "mailroom/error.hpp"
 #include "mailroom/termination.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Point-to-point messages on one private communicator: aggregation buffers (receives kept
 // posted, any source) and acknowledgements (small, on a tag of their own), so that nothing else
 // in the program can match them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Non-blocking collectives for the termination protocols: the job's on a private communicator per
 // protocol, a team's in point-to-point messages (tree_context, below). The communicator
 // is duplicated without blocking (MPI_Comm_idup): a mailbox is constructed while peers may still

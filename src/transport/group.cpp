@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The program's collectives (the public API's): a communicator per group, the world's a duplicate
 // of its own so that they never match mailroom's internal collectives (nor overlap the duplicates
 // that collective.cpp starts on mailroom's communicator). MPI's built-in reductions where MPI

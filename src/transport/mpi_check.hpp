@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The one checker every MPI return code goes through. Private to the transport layer.
 #pragma once
 

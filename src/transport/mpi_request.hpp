@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The MPI side of a transport::request, shared by the collectives and the one-sided windows so
 // that transport::test_all can test them all in one MPI_Testsome. Private to the transport.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Memory shared by the PEs of one node, for the aggregation layer's buffers between them.
 #include "transport/transport.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // All-reductions within a node through shared memory (node_reduce.hpp).
 //
 // The segment: one shared-memory object per group, a part per member: two counters, then a ring

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // All-reductions among the members of a group that all share one node, through memory they
 // share: each member copies its contribution into its part of the group's segment and combines
 // the others' where they are, with no message and no MPI call. For the small reductions that

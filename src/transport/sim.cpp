@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The simulated machine: P virtual PEs in one process, each a fiber with a stack of its own,
 // taking turns on the calling thread. mailroom runs on them unchanged: what is per PE in its
 // globals is swapped at each switch (common/pe_local.hpp), and this file stands in for MPI.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MPI start-up, job-wide queries and the MPI error checker.
 #include "transport/transport.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The distributed-engine boundary: everything mailroom needs from MPI, behind an interface that
 // does not include <mpi.h> (and that the simulated machine of mailroom/simulate.hpp provides
 // too). Point-to-point byte buffers with pre-posted receives, non-blocking collectives on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The symmetric heap's MPI window (one-sided operations beyond the node), and the all-to-all
 // exchanges of the memory layer.
 #include "transport/transport.hpp"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Runs mailroom-bench with bad arguments: passes when it exits with status 2 after printing one
 # line that matches EXPECT.
 # ARGS arrives as a CMake list: one element per argument.

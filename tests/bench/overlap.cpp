@@ -1,4 +1,6 @@
-// Computation overlapped with communication inside a PE (docs/design.md, "Workers and tasks").
+// SPDX-License-Identifier: MIT
+// Computation overlapped with communication inside a PE (docs/design.md, "Workers and tasks";
+// its figures in docs/performance.md).
 // One phase spawns compute-heavy tasks and runs a latency-bound exchange at the same time: K
 // rounds in which every PE asks its neighbour for B table entries and starts the next round
 // from the handler of the round's last reply. The same phase is also run with the tasks only

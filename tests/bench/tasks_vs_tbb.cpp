@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The task pool against oneTBB's (docs/design.md, "The pool is written here"): the cost per task
 // of spawning N small tasks and waiting for them (mr::finish + mr::spawn against
 // tbb::task_group run + wait), and a parallel loop over an array (mr::parallel_for_chunks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Validates the JSON that mailroom-bench wrote: it parses, and holds what the run asked for and
 // what it says (machine, PEs, sizes, seed, every repetition, consistent statistics, memory).
 // Usage: validate_bench_json FILE APP PES REPS SEED VARIANT,VARIANT,...

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Checks a capacity plan written by `mailroom-bench plan --json`: its parts add up, node and mesh
 // routing have the few network peers and lanes the routing promises, and what fits is what the
 // budget holds; that `auto` is AUTO (the routing the runtime would pick there); and, given

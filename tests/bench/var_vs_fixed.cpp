@@ -1,4 +1,5 @@
-// Variable-size messages against fixed-size ones of the same bytes (docs/design.md, variable-
+// SPDX-License-Identifier: MIT
+// Variable-size messages against fixed-size ones of the same bytes (docs/performance.md, variable-
 // size messages): every PE sends n messages of W 64-bit words to PEs by hash, handled by a
 // handler that sums the words, three ways in alternation:
 //   fixed  mailbox<std::array<std::uint64_t, W>>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Fuzz target for the Matrix Market parser (libFuzzer entry point; replay_main.cpp runs the same
 // function over the corpus in builds without libFuzzer). Every input must either parse into a
 // well-formed matrix that formats and parses back to itself, or fail with a line number and a

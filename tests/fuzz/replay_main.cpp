@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Runs the fuzz target over files and directories of inputs, without libFuzzer: the corpus is a
 // regression test in every build. Usage: fuzz_replay PATH...
 #include <algorithm>

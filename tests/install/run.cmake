@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Driver of install.find_package: install, configure the consumer, build it, run it.
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -22,8 +23,36 @@ foreach(h IN LISTS installed)
     endif()
   endforeach()
 endforeach()
+# Nothing installed names the machine that built it: no path of the source or build tree.
+file(GLOB_RECURSE every_file ${PREFIX}/*)
+foreach(f IN LISTS every_file)
+  if(f MATCHES "\\.(a|so)$")
+    continue()
+  endif()
+  file(READ ${f} text)
+  foreach(tree IN ITEMS ${SOURCE_DIR} ${BUILD_DIR})
+    string(FIND "${text}" "${tree}" at)
+    if(NOT at EQUAL -1)
+      message(FATAL_ERROR "${f} names ${tree}, a path of the machine that built it")
+    endif()
+  endforeach()
+endforeach()
 run(${CMAKE_COMMAND} -S ${SOURCE} -B ${CONSUMER_BUILD} -G ${GENERATOR}
     -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${PREFIX} -DMPI_CXX_COMPILER=${MPI_CXX_COMPILER})
 run(${CMAKE_COMMAND} --build ${CONSUMER_BUILD})
 run(${CONSUMER_BUILD}/consumer)
-message(STATUS "installed mailroom found, built against and run")
+# pkg-config, with the MPI compiler wrapper, as a Makefile would.
+set(ENV{PKG_CONFIG_PATH} ${PREFIX}/${LIBDIR}/pkgconfig)
+execute_process(COMMAND pkg-config --cflags --libs mailroom RESULT_VARIABLE rc
+                OUTPUT_VARIABLE flags ERROR_VARIABLE err OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "pkg-config --cflags --libs mailroom failed: ${err}")
+endif()
+separate_arguments(flags UNIX_COMMAND "${flags}")
+# The wrapper over the compiler mailroom was built with (Open MPI's and MPICH's wrappers obey these).
+set(ENV{OMPI_CXX} ${CXX})
+set(ENV{MPICH_CXX} ${CXX})
+run(${MPI_CXX_COMPILER} ${SOURCE}/main.cpp -o ${CONSUMER_BUILD}/consumer_pc ${flags})
+run(${CONSUMER_BUILD}/consumer_pc)
+message(STATUS "installed mailroom found with find_package and with pkg-config, built against "
+               "and run")

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The rest of the public API, one check each: finish, yield, actors with erased handlers, mixed
 // lambda types, destructors, messages that arrive before the local constructor ran, standalone
 // conveyor loops, symmetric memory and its scopes, a long chain of dependent messages, handlers

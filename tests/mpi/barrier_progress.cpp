@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mr::barrier() between sends and done(): PE 0 sends many messages to the last PE while that PE
 // already waits in the barrier. The barrier must keep mailroom's progress going (or the sender
 // is throttled forever by back-pressure and never reaches it); a watchdog turns a hang into a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Flow control under a hot spot: PEs 2.. flood mailbox A on PE 0, whose handler forwards each
 // message to mailbox B on PE 1, while PE 1 is busy (not calling mailroom) for a second. Every
 // message must arrive exactly once, the job must finish, and every PE's aggregation memory must

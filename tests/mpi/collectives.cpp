@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The public collectives, futures and teams, checked exactly against values every PE can compute
 // by itself: reductions of every kind (MPI's own and a user function that does not commute),
 // element-wise, broadcast, gather, all_gather, exclusive_scan, all_to_all(_v), 8 non-blocking

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Enable/disable (selector::disable) under a hot spot. PE 0's `flood` mailbox is disabled from
 // its construction on, and every other PE sends it n messages. While it is disabled:
 //  - no flood handler runs on PE 0;

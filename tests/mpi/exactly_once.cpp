@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Exactly-once delivery: random traffic into a selector whose graph has a chain (E -> A -> B)
 // that feeds a 2-cycle (B -> C <-> D) and a self-loop (S -> S), with two message sizes (E carries
 // 184-byte messages whose every word is checked, the others 24 bytes). Every message must be

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the test programs share: a check that prints one line per failure on the PE that saw it
 // (and counts it in the caller's `failures`), this PE and the PE count, and the verdict over all
 // PEs. No MPI: the programs that include only this also run on the simulated machine.

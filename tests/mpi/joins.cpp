@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Joins (make_join): messages with the same key on several mailboxes meet in one handler.
 //  - A 3-way join: for each key k (owned by PE k % P), c(k) copies (1 to 3) arrive on each of
 //    inputs A, B and C, every copy sent by a PE chosen from (k, copy, input), so the copies of a

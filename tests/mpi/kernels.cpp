@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The two Bale kernels the paper opens with, histogram and index-gather, each written with typed
 // messages (selector API) and with lambda messages, and checked exactly: the histogram against a
 // serial recount of every PE's indices, the gathered values against the table's formula.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the MPI test programs share beyond expect.hpp: a sum over all PEs and a check of the
 // program's communicator, through MPI itself.
 #pragma once

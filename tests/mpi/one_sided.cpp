@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One-sided operations on symmetric arrays, checked exactly: atomics under contention from every
 // PE at once (fetch_add, compare_exchange loops, the bitwise ones, swap), puts and gets in the
 // documented model (a blocking put is visible to the next get; puts of all PEs after a barrier;

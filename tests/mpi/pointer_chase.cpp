@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A chain of dependent messages (pointer chasing): a table of N successors spread cyclically over
 // the PEs forms one cycle; a single message walks it for H hops, each hop sent by the previous
 // hop's handler to the PE that owns the next entry. The walk must end where a serial walk ends,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Mailbox priorities (selector::priority): of the mailboxes with arrivals when a poll begins,
 // higher priorities are handled first, across selectors. Arrivals are piled up before the first
 // poll: each PE sends K messages to a low-priority mailbox, then K to a high one, on itself,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Random permutation (apps/randperm): every variant, over thousands of seeds at tiny sizes, must
 // return a permutation of 0..N-1, the same one as every other variant (a contested slot goes to
 // the smaller value, so the result does not depend on timing), and the permutations must be

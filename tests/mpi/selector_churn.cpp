@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Creating and destroying many selectors keeps memory flat: a program that builds a selector per
 // phase (or per iteration of a solver) runs for ever. Each selector here has two mailboxes and
 // carries one message through both; after a warm-up, the resident set may grow by no more than

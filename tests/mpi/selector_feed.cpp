@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Selectors that feed selectors (selector::receives_from): a pipeline A -> B -> C whose
 // handlers forward every message to the next selector on another PE. Declared, it terminates
 // whatever order done() and wait() come in: every order of the six calls in which each wait()

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Selectors that feed each other around a cycle (receives_from both ways, and around three):
 // they terminate together by quiescence, whatever order done() and wait() come in.
 //  - Two actors A and B: A's handler passes a token on to B on a pseudo-random PE, B's back to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Serialised messages (mailbox<serialized<T>>, cereal): values that own memory arrive whole and
 // unchanged, exactly once.
 //  - Mailbox 0 carries a struct of a string, a vector of neighbours and a map, of random sizes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The memory layer's sparse matrices at any number of PEs: construction, gather/scatter, the
 // generators (each equal to its serial reference, hence independent of the number of PEs, and
 // checked against independent properties: degree statistics, brute-force triangle counts, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tasks inside a PE (MAILROOM_WORKERS): sends from every worker at once, delivered exactly once
 // (typed and lambda mailboxes), nested finish, tasks spawned by handlers (in a chain and in a
 // cycle), futures of tasks waited for by other tasks. Run with 1 to 4 workers at 1 to 4 PEs.

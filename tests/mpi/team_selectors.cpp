@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Selectors over teams: the rows and columns of a grid of PEs, run as the phases of a 2-D
 // algorithm, both alive at once; a cycle that terminates among a team's members; a team of some
 // PEs beside selectors of the whole job (whose ids must stay in step on every PE); teams split

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Triangle counting on Kronecker products of stars, whose counts are known in closed form: every
 // variant of apps/triangles must return exactly kronecker_stars_triangles() on every PE.
 #include "triangles/triangles.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Variable-size messages (mailbox<span_of<T>>): exactly once, whole and unchanged, with random
 // lengths from empty to several buffers.
 //  - Mailbox 0 carries arrays of 64-bit words: each PE sends `n` messages to PEs by hash, of

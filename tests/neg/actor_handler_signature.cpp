@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Must not compile: actor<T> with a handler that cannot take a T. MAILROOM_NEG_OK builds the
 // allowed twin.
 #include <mailroom/mailroom.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Must not compile: actor<T> (handler type erased) with a message type that owns memory.
 // MAILROOM_NEG_OK builds the allowed twin.
 #include <mailroom/mailroom.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Must not compile: a lambda message that captures a std::string by value. MAILROOM_NEG_OK builds
 // the allowed twin, which captures plain data instead.
 #include <mailroom/mailroom.hpp>

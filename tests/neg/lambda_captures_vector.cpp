@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Must not compile: a lambda message that captures a std::vector by value (it owns heap memory,
 // so its bytes mean nothing on another PE). MAILROOM_NEG_OK builds the allowed twin.
 #include <mailroom/mailroom.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Must not compile: a lambda message that takes an argument (the runtime calls it with none).
 // MAILROOM_NEG_OK builds the allowed twin.
 #include <mailroom/mailroom.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Must not compile: a lambda message whose closure is larger than 4 KiB. MAILROOM_NEG_OK builds
 // the allowed twin of exactly 4 KiB.
 #include <mailroom/mailroom.hpp>

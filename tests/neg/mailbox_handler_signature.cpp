@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Must not compile: a mailbox handler that cannot take the mailbox's message type.
 // MAILROOM_NEG_OK builds the allowed twin.
 #include <mailroom/mailroom.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Must not compile: a mailbox whose message type owns memory. MAILROOM_NEG_OK builds the allowed
 // twin with a plain message type.
 #include <mailroom/mailroom.hpp>

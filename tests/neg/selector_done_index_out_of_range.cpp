@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Must not compile: done<5> on a selector of two mailboxes. MAILROOM_NEG_OK builds the allowed
 // twin, done<0>.
 #include <mailroom/mailroom.hpp>

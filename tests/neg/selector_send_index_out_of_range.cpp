@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Must not compile: send<5> to a selector of two typed mailboxes. MAILROOM_NEG_OK builds the
 // allowed twin, send<1>.
 #include <mailroom/mailroom.hpp>

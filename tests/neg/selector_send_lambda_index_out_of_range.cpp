@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Must not compile: send<5> of a lambda message to a selector of two lambda mailboxes.
 // MAILROOM_NEG_OK builds the allowed twin, send<0>.
 #include <mailroom/mailroom.hpp>

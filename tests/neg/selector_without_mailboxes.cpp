@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Must not compile: a selector with no mailbox. MAILROOM_NEG_OK builds the allowed twin.
 #include <mailroom/mailroom.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Must not compile: a symmetric array of an owning type. MAILROOM_NEG_OK builds the allowed twin.
 #include <mailroom/mailroom.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sanitizer builds only: a program that leaks and one with undefined behaviour, both after MPI is
 // up. Each must fail with the sanitizer's report: MPI's suppressed leaks (lsan.supp) never hide
 // one of ours, and undefined behaviour stops the program.

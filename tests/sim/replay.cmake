@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The same seed replays a simulated run; another seed changes the order of delivery.
 # CMD: the sim_test program; SPEC: the machine without a seed (e.g. 64x8).
 function(run_digest seed out_var)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Properties of the simulated machine itself (mailroom/simulate.hpp), one per mode:
 //   order N     every PE sends N messages to random PEs; prints a digest of the order in which
 //               every PE handled them: the same seed must replay it, another seed change it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The MAILROOM_* configuration: parsing of one value, reading the environment (defaults, limits,
 // fatal errors that name the variable) and the printed description.
 #include <mailroom/config.hpp>
@@ -242,16 +243,28 @@ TEST_F(ConfigEnvironmentDeathTest, OutOfRangeIsFatal) {
               "MAILROOM_IDLE_SLEEP_NS=1000000001 is out of range");
 }
 
-TEST_F(ConfigEnvironmentDeathTest, UnknownVariableIsFatal) {
+TEST_F(ConfigEnvironmentDeathTest, UnknownVariableIsFatalAndListsTheKnownOnes) {
   set("MAILROOM_FOO", "1");
   EXPECT_EXIT(config::from_environment(), testing::ExitedWithCode(1),
-              "unknown environment variable MAILROOM_FOO");
+              "unknown environment variable MAILROOM_FOO; the known ones are "
+              "MAILROOM_[A-Z_, ]*MAILROOM_BUFFER_BYTES, [A-Z_, ]*MAILROOM_WATCHDOG");
 }
 
-TEST_F(ConfigEnvironmentDeathTest, NameThatExtendsAKnownOneIsUnknown) {
+TEST_F(ConfigEnvironmentDeathTest, NameThatExtendsAKnownOneIsUnknownAndTheKnownOneSuggested) {
   set("MAILROOM_BUFFER_BYTESS", "8K");
   EXPECT_EXIT(config::from_environment(), testing::ExitedWithCode(1),
-              "unknown environment variable MAILROOM_BUFFER_BYTESS");
+              "unknown environment variable MAILROOM_BUFFER_BYTESS \\(did you mean "
+              "MAILROOM_BUFFER_BYTES\\?\\)");
+  ASSERT_EQ(unsetenv("MAILROOM_BUFFER_BYTESS"), 0);
+  set("MAILROOM_WATCHDOC", "5");
+  EXPECT_EXIT(config::from_environment(), testing::ExitedWithCode(1),
+              "MAILROOM_WATCHDOC \\(did you mean MAILROOM_WATCHDOG\\?\\)");
+}
+
+TEST_F(ConfigEnvironmentDeathTest, FarFromEveryKnownNameSuggestsNone) {
+  set("MAILROOM_QUUX_QUUX_QUUX", "1");
+  EXPECT_EXIT(config::from_environment(), testing::ExitedWithCode(1),
+              "unknown environment variable MAILROOM_QUUX_QUUX_QUUX; the known");
 }
 
 TEST(ConfigDescribe, MentionsEveryVariableOnItsOwnLine) {

@@ -1,7 +1,10 @@
+// SPDX-License-Identifier: MIT
 // The fatal-error path in one process (no MPI job): MAILROOM_CHECK and MAILROOM_FAIL print what
 // went wrong and exit with status 1, and every mailroom object or call that needs the runtime
 // says so when it is used before the runtime exists.
 #include <mailroom/mailroom.hpp>
+
+#include <source_location>
 
 #include <gtest/gtest.h>
 
@@ -53,6 +56,27 @@ TEST(ErrorsDeathTest, ConveyorBeforeTheRuntime) {
 TEST(ErrorsDeathTest, SymmetricArrayBeforeTheRuntime) {
   EXPECT_EXIT({ mr::symmetric_array<int> a(10); }, testing::ExitedWithCode(1),
               "symmetric_array created before mailroom::runtime exists");
+}
+
+TEST(ErrorsDeathTest, QueriesBeforeTheRuntime) {
+  EXPECT_EXIT((void)mr::num_pes(), testing::ExitedWithCode(1),
+              "mailroom::num_pes\\(\\) called before mailroom::runtime exists");
+  EXPECT_EXIT((void)mr::this_pe(), testing::ExitedWithCode(1),
+              "mailroom::this_pe\\(\\) called before mailroom::runtime exists");
+  EXPECT_EXIT((void)mr::wtime(), testing::ExitedWithCode(1),
+              "mailroom::wtime\\(\\) called before mailroom::runtime exists");
+  EXPECT_EXIT((void)mr::num_nodes(), testing::ExitedWithCode(1),
+              "mailroom::num_nodes\\(\\) called before mailroom::runtime exists");
+}
+
+// A misuse names the caller's file and line first, mailroom's own in brackets after.
+TEST(ErrorsDeathTest, ACallSiteNamesTheCallersLine) {
+  const auto misuse = [] {
+    const mailroom::detail::call_site here(std::source_location::current());
+    MAILROOM_FAIL("the caller's fault");
+  };
+  EXPECT_EXIT(misuse(), testing::ExitedWithCode(1),
+              "errors_test\\.cpp:[0-9]+: the caller's fault \\[[^]]*errors_test\\.cpp:[0-9]+\\]");
 }
 
 TEST(ErrorsDeathTest, SchedulerCallsBeforeTheRuntime) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Futures without a runtime: promises, then() chains in order, when_all, and the callback that
 // holds continuations (small captures inside it, large ones on the heap, moves and destruction
 // each exactly once). Nothing here waits: waiting needs the progress engine (tests/mpi).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The mailbox dependency graph: strongly connected components in topological order, which of
 // them are cyclic, their predecessors, the entry mailboxes, and validation of the edges.
 #include <mailroom/termination.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The lambda-message registry as far as one process can see it: the per-closure entry (size,
 // name), the wire coding of a closure type, registration at static initialisation, decoding and
 // running a run of closures from wire bytes built as docs/design.md describes them, and that the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Matrix Market parsing without MPI: the valid files of the corpus in tests/data/mtx give the
 // expected matrices, every malformed one gives its line and message, format() and parse() round
 // trip, and no truncation or corruption of a valid file crashes the parser.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The sizing functions the runtime and the capacity plan share (detail/memory_plan.hpp): node
 // buffers, node credits, the shared pool, and what a mailbox takes from the pool and the budget
 // (pure functions: no MPI job).

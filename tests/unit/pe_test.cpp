@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mailroom::pe, the strong type for a PE id: construction, comparison, formatting, and that it
 // does not silently convert to or from an int.
 #include <mailroom/pe.hpp>

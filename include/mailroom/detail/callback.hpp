@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A move-only void() callable with room for small captures inside it: what a future keeps of a
 // continuation. std::function allocates for any capture over 16 bytes (libstdc++), which a
 // continuation passes at once (the promise it fulfils is 16), so a million non-blocking

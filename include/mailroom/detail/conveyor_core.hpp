@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The untyped conveyor: one aggregation buffer per lane (per destination PE with direct
 // routing; per PE of the node and per network link owned with node routing), credits per lane
 // (at most `credits` buffers unacknowledged; more wait in a backlog), the queue of arrived

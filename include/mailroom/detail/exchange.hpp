@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The per-process hub of the aggregation layer: owns the transport channel and the buffer pool,
 // sends full buffers (queueing them when every send slot is busy) and routes arriving buffers to
 // the conveyor they belong to. Not API: conveyors and the runtime use it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Compile-time handler ids for lambda messages. Every closure type that is ever sent registers
 // itself during static initialisation; at start-up the runtime sorts the registry by mangled
 // type name (identical on every PE of the same binary, whatever the load address) and numbers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What aggregation reserves per PE, as functions of the routing, the node, the buffer sizes and
 // the credits: the runtime sizes its mailboxes and its shared pool with these, and the capacity
 // plan (`mailroom-bench plan`) calls them for machines it is not running on. Not API.

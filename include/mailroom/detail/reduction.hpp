@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How a reduction of the public collectives (and a one-sided atomic) reaches the transport: the element type and the
 // operation when MPI knows both (then MPI's own reduction runs), and always a combining function
 // (for the simulated machine, and for types and operations MPI does not know). Not API.

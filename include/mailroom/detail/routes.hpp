@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where a PE's items go next: the lanes a conveyor fills, the link each leads over, and the
 // links whose end of stream a PE waits for. Direct routing gives a lane per PE; node routing
 // gives lanes per PE of the node plus one per network link this PE owns; mesh routing puts the

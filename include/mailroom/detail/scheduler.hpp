@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The per-PE scheduler behind the actor API: the live selectors, the progress engine, the
 // handler context flag and the stack of finish scopes. Not API.
 #pragma once
@@ -10,6 +11,7 @@
 #include "mailroom/termination.hpp"
 
 #include <memory>
+#include <source_location>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,6 +75,8 @@ class mailbox_base {
   /// Runs the handler on at most k_local_batch local blocks, on this worker, unless another
   /// worker runs this mailbox's handlers now; true if it ran any.
   bool handle_locals();
+  /// Its name (mailbox_spec::named), for errors, the watchdog and statistics; may be empty.
+  std::string name;
 };
 
 class selector_core;
@@ -172,6 +176,8 @@ struct scheduler {
   static bool progress_blocked();
   static constexpr std::uint64_t k_blocked_flush = 16;
   static void check_running(std::string_view call);
+  /// The same, naming the caller's line (`where`) if it fails.
+  static void check_running(std::string_view call, std::source_location where);
   /// MAILROOM_WATCHDOG: called when progress() did nothing; stops the job with a report of every
   /// live selector once nothing has happened for the configured time.
   static void watch_idle();
@@ -227,17 +233,21 @@ struct feed_ring {
 class selector_core {
  public:
   /// Over `t` when not null (its members construct it; a copy of the team is kept).
-  selector_core(std::vector<mailbox_base*> boxes, const graph& g, std::string_view kind,
-                const team* t = nullptr);
+  /// `site`: where the program constructed it (named by errors here and by the watchdog). (Six
+  /// arguments at most, all in registers: a seventh on the stack made the function that
+  /// constructs a selector keep a frame pointer, and histogram's send loop lost a register.)
+  selector_core(std::vector<mailbox_base*> boxes, const graph& g, const char* kind,
+                std::source_location site, const team* t = nullptr);
   ~selector_core();
   selector_core(const selector_core&) = delete;
   selector_core& operator=(const selector_core&) = delete;
 
-  void done(int m);
-  void wait();
+  /// (`where`: the program's call, named by an error: see call_site.)
+  void done(int m, std::source_location where = {});
+  void wait(std::source_location where = {});
   /// The handlers of selector `upstream` send to this one: its components close only once
   /// upstream has terminated on this PE (selector::receives_from).
-  void receives_from(std::uint64_t upstream);
+  void receives_from(std::uint64_t upstream, std::source_location where = {});
   [[nodiscard]] bool finished() const noexcept { return finished_count_ == components_.size(); }
   /// Ready once finished() (set by step()).
   [[nodiscard]] future<void> finished_future();
@@ -265,6 +275,10 @@ class selector_core {
   /// One line per mailbox: entry or not, done, finished, items sent and handled, buffers waiting.
   [[nodiscard]] std::string describe() const;
 
+  /// Names it (selector::name): errors, the watchdog and statistics say "selector 'name'".
+  void set_name(std::string_view name);
+  /// "mailbox m", and its name in quotes if it has one.
+  [[nodiscard]] std::string box_label(std::size_t m) const;
   /// Records the typed selector that owns this core (for selector_ref).
   void set_owner(void* owner) { scheduler::owners.slots[scheduler::owners.slot(id_)] = owner; }
   /// Over a team: the number of its members (else of the job's PEs).
@@ -312,7 +326,8 @@ class selector_core {
   bool over_team_ = false;
   std::uint32_t id_;
   int pes_;
-  std::string_view kind_;
+  std::string kind_;  ///< "selector" or "actor", and its name if it has one
+  std::source_location site_{};  ///< where the program constructed it
   std::string waiting_name_;  // "wait() of selector #k", for the watchdog
   std::unique_ptr<promise<void>> finished_promise_;  // made by finished_future()
 };

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Signatures of mailboxes: a 32-bit value per mailbox, from the type of its selector (message
 // and handler types) and its index, carried in every buffer's header and checked on arrival, so
 // that PEs that construct their selectors in different orders or with different mailbox types

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Small blocks kept for reuse, per thread: the memory of futures, of the operations behind them
 // and of transport requests. A PE may start hundreds of non-blocking operations before the first
 // completes (one reduction per partition); glibc's per-thread cache keeps 7 blocks of a size, so

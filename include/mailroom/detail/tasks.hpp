@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The workers of a PE and their tasks, as the public task API (mailroom/task.hpp) and the sends
 // of selectors see them: the thread-local context of a worker, the tasks, the scopes that finish
 // waits for, and the blocks in which pool workers stage their sends. Not API.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Built against an installed mailroom: proves the exported target carries includes and MPI.
 #include <mailroom/mailroom.hpp>
 

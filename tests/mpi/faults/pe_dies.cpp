@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Faults: the last PE dies in the middle of traffic (SIGKILL, or abort() with "abort" as the
 // argument) while the others keep sending to it and waiting. The whole job must end, promptly,
 // with a non-zero exit and a message that names the rank: never a hang.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A wait that cannot progress, with the watchdog on by default (the test shortens it with
 // MAILROOM_WATCHDOG): PE 0 enters MPI_Barrier on the program's communicator without calling
 // mr::quiesce() first, while the other PEs are still sending it messages. The senders run out of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Constructing the next actor while a peer still sends on the previous one: PE 0, which has
 // nothing to send, calls done() and goes straight on to construct a second actor, allocate
 // symmetric memory and generate a matrix (all collective), while every other PE is still

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The program's own MPI beside mailroom: every PE but PE 0 sends `n` messages to PE 0 (an actor
 // still open: no done() yet), then every PE calls mr::quiesce() and then MPI_Allreduce on the
 // program's MPI_COMM_WORLD. Without quiesce, PE 0 would sit in MPI_Allreduce taking in no buffers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A request/reply loop that waits for its reply with mr::yield() and never calls flush(): the
 // request sits in a partly filled buffer, and only the idle flush (MAILROOM_IDLE_FLUSH polls that
 // find nothing to do) ships it; the reply likewise. 200 rounds, each PE asking the next PE for a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mailroom on a communicator of the program's: the program initialises MPI itself, splits the
 // world into two halves (even and odd ranks) and starts mailroom on its half. PE numbers are ranks
 // in the half; a histogram within the half is exact; the program's own collectives on the world

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Selectors constructed in a different order on different PEs: PE 0 constructs one of 8-byte
 // messages and then one of 16-byte messages, the other PEs the other way round. Each PE sends on
 // its first selector to every other PE. The first buffer that arrives for a mailbox that is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A handler that throws: the job must stop with the exception's message, naming the rank, the
 // selector and the mailbox, and the PE whose message it was handling; not unwind through the
 // runtime and fail later with a wrong message.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Misuse: an actor constructed before mailroom::runtime exists must fail with a message saying
 // so, not crash on uninitialised state.
 #include <mailroom/mailroom.hpp>

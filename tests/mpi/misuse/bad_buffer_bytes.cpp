@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Misuse: a malformed MAILROOM_BUFFER_BYTES (set to "abc" by the test registration) must be a
 // fatal error at start-up that names the variable and the value.
 #include <mailroom/mailroom.hpp>

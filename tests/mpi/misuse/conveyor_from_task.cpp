@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Misuse: a conveyor driven from a task on a pool worker (a conveyor is worker 0's: its buffers
 // are not shared between threads) must stop the job with the reason. Run with 2 workers.
 #include <mailroom/mailroom.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Misuse: done() with a run-time mailbox id that the selector does not have must fail with a
 // message naming the id and the valid range.
 #include <mailroom/mailroom.hpp>

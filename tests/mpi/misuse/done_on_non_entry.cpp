@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Misuse: done() on a mailbox fed only by handlers (mailbox 1 of the default chain 0 -> 1) must
 // fail with a message saying the runtime closes it.
 #include <mailroom/mailroom.hpp>

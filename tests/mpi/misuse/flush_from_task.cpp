@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Misuse: flush() from a task on a pool worker (only worker 0 runs the runtime) must stop the job
 // with the reason, not touch the aggregation buffers from two threads. Run with 2 workers.
 #include <mailroom/mailroom.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Misuse: a blocking get() on a future inside a handler (handlers never block) must stop the job
 // with a message that says to use then(), not hang.
 #include <mailroom/mailroom.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A join whose key arrives on one input only: when the selector terminates, that message can
 // never be matched, and the job must stop naming the join, the count and the key.
 #include <mailroom/join.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Misuse: a lambda message whose closure (512 bytes of captures) does not fit in an aggregation
 // buffer (MAILROOM_BUFFER_BYTES=256 from the test registration) must be refused with a clear
 // message, as typed messages are, rather than overrun the buffer.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Misuse: a one-sided get past the end of the array must stop the job with the range, not read
 // another block of the heap.
 #include <mailroom/mailroom.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Misuse: selectors that feed each other around a cycle terminate together by quiescence waves
 // of their own, among the job's PEs; a cycle through a selector over a team is refused, with
 // the advice to put the cycle in one selector.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Misuse: sending to a mailbox after this PE called done() on it must fail clearly (not be lost,
 // not hang).
 #include <mailroom/mailroom.hpp>

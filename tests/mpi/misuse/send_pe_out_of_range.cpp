@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Misuse: a send to a PE outside [0, num_pes()) must fail with a message naming the PE and the
 // valid range (tests/mpi/CMakeLists.txt holds the expected text).
 #include <mailroom/mailroom.hpp>

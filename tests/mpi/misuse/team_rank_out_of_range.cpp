@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Misuse: a send over a team to a rank outside [0, team size) must fail with a message naming
 // the rank and the valid range (tests/mpi/CMakeLists.txt holds the expected text).
 #include <mailroom/mailroom.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Misuse: a typed message larger than an aggregation buffer (MAILROOM_BUFFER_BYTES=256 from the
 // test registration) must be refused with a message giving both sizes.
 #include <mailroom/mailroom.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Misuse: wait() on a selector fed by another (receives_from) before done() on that one: it
 // could never terminate. Refused at once, naming the selector that feeds it.
 #include <mailroom/mailroom.hpp>

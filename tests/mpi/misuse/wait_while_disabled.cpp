@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A mailbox left disabled at wait(): it cannot terminate, so wait() would never return. The
 // watchdog must say which mailbox is disabled (and how much waits for it), and stop the job.
 #include <mailroom/mailroom.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Misuse: wait() before done() on an entry mailbox could never return; it must fail at once
 // with a message naming the mailbox, not hang.
 #include <mailroom/mailroom.hpp>
