@@ -7,7 +7,6 @@
 #include "mailroom/selector.hpp"
 
 #include <functional>
-#include <source_location>
 
 namespace mailroom {
 
@@ -53,31 +52,31 @@ class actor {
 
  public:
   /// A lambda actor (T = void).
-  actor(std::source_location loc = std::source_location::current())
+  actor(source_location loc = source_location::current())
     requires std::is_void_v<T>
       : sel_(spec{}, loc) {}
   /// A typed actor from any handler(msg, from) or handler(msg).
   template <class F>
     requires(!std::is_void_v<T> && !std::is_same_v<std::decay_t<F>, mailbox_spec<T, H>> &&
              !std::is_same_v<std::decay_t<F>, actor>)
-  explicit actor(F&& handler, std::source_location loc = std::source_location::current())
+  explicit actor(F&& handler, source_location loc = source_location::current())
       : sel_(spec{H(std::forward<F>(handler))}, loc) {}
   /// A typed actor whose handler type is kept (inlined into the delivery loop).
   template <class U = T>
     requires(!std::is_void_v<U>)
-  explicit actor(mailbox_spec<U, H> s, std::source_location loc = std::source_location::current())
+  explicit actor(mailbox_spec<U, H> s, source_location loc = source_location::current())
       : sel_(std::move(s), loc) {}
   /// The same over team t: partitioned over its members, addressed by rank there (see selector).
-  explicit actor(const team& t, std::source_location loc = std::source_location::current())
+  explicit actor(const team& t, source_location loc = source_location::current())
     requires std::is_void_v<T>
       : sel_(t, spec{}, loc) {}
   template <class F>
     requires(!std::is_void_v<T> && !std::is_same_v<std::decay_t<F>, mailbox_spec<T, H>>)
-  actor(const team& t, F&& handler, std::source_location loc = std::source_location::current())
+  actor(const team& t, F&& handler, source_location loc = source_location::current())
       : sel_(t, spec{H(std::forward<F>(handler))}, loc) {}
   template <class U = T>
     requires(!std::is_void_v<U>)
-  actor(const team& t, mailbox_spec<U, H> s, std::source_location loc = std::source_location::current())
+  actor(const team& t, mailbox_spec<U, H> s, source_location loc = source_location::current())
       : sel_(t, std::move(s), loc) {}
 
   /// Sends msg to this actor's mailbox on PE dest (for span_of<U> a std::span<const U>, for
@@ -85,24 +84,24 @@ class actor {
   template <class U = T>
     requires(!std::is_void_v<U>)
   void send(pe dest, const detail::message_arg_t<std::type_identity_t<U>>& msg,
-            std::source_location loc = std::source_location::current()) {
+            source_location loc = source_location::current()) {
     sel_.template send<0>(dest, msg, loc);
   }
   /// Sends a closure to run on PE dest.
   template <class L>
     requires std::is_void_v<T>
   void send(pe dest, const L& closure,
-            std::source_location loc = std::source_location::current()) {
+            source_location loc = source_location::current()) {
     sel_.template send<0>(dest, closure, loc);
   }
   /// This PE sends no more to this actor (from outside its handler).
-  void done(std::source_location loc = std::source_location::current()) { sel_.template done<0>(loc); }
+  void done(source_location loc = source_location::current()) { sel_.template done<0>(loc); }
   /// Names the actor on this PE, for errors, the watchdog and statistics (see selector::name).
   void name(std::string_view n) { sel_.name(n); }
   /// Sends partly filled buffers now (latency over aggregation).
   void flush() { sel_.flush(); }
   /// Runs handlers until the actor has terminated on this PE.
-  void wait(std::source_location loc = std::source_location::current()) { sel_.wait(loc); }
+  void wait(source_location loc = source_location::current()) { sel_.wait(loc); }
   [[nodiscard]] bool finished() const noexcept { return sel_.finished(); }
   /// Ready once the actor has terminated on this PE (see selector::finished_future).
   [[nodiscard]] future<void> finished_future() const { return sel_.finished_future(); }
@@ -115,7 +114,7 @@ class actor {
   [[nodiscard]] bool enabled() const { return sel_.template enabled<0>(); }
   /// Declares that upstream's handlers send to this actor (see selector::receives_from).
   template <class S>
-  void receives_from(const S& upstream, std::source_location loc = std::source_location::current()) {
+  void receives_from(const S& upstream, source_location loc = source_location::current()) {
     sel_.receives_from(upstream, loc);
   }
 

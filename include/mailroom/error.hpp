@@ -6,8 +6,41 @@
 
 #include <fmt/format.h>
 
-#include <source_location>
 #include <string_view>
+#include <version>
+#if defined(__cpp_lib_source_location)
+#include <source_location>
+#endif
+
+namespace mailroom {
+
+#if defined(__cpp_lib_source_location)
+/// Where a call was made: the defaulted last argument of the API's entry points, which errors
+/// name (`source_location::current()`).
+using source_location = std::source_location;
+#else
+/// std::source_location where the standard library has none (libstdc++ under clang 14, which
+/// lacks the builtin it needs): the same interface, from __builtin_FILE and __builtin_LINE.
+class source_location {
+ public:
+  static constexpr source_location current(const char* file = __builtin_FILE(),
+                                           unsigned line = __builtin_LINE()) noexcept {
+    source_location l;
+    l.file_ = file;
+    l.line_ = line;
+    return l;
+  }
+  constexpr source_location() noexcept = default;
+  [[nodiscard]] constexpr const char* file_name() const noexcept { return file_; }
+  [[nodiscard]] constexpr unsigned line() const noexcept { return line_; }
+
+ private:
+  const char* file_ = "";
+  unsigned line_ = 0;
+};
+#endif
+
+}  // namespace mailroom
 
 namespace mailroom::detail {
 
@@ -16,15 +49,15 @@ namespace mailroom::detail {
 /// first. Per thread; calls nest (a wait runs handlers, which send).
 class call_site {
  public:
-  explicit call_site(const std::source_location& where) noexcept;
+  explicit call_site(const source_location& where) noexcept;
   ~call_site();
   call_site(const call_site&) = delete;
   call_site& operator=(const call_site&) = delete;
   /// The innermost call in progress on this thread, or null.
-  [[nodiscard]] static const std::source_location* current() noexcept;
+  [[nodiscard]] static const source_location* current() noexcept;
 
  private:
-  const std::source_location* previous_;
+  const source_location* previous_;
 };
 
 /// Prints "mailroom: rank R: file:line: what" to stderr and aborts the whole job (MPI_Abort once

@@ -20,7 +20,6 @@
 #include <memory>
 #include <new>
 #include <optional>
-#include <source_location>
 #include <span>
 #include <string_view>
 #include <tuple>
@@ -545,13 +544,13 @@ class selector {
   static constexpr std::size_t size = sizeof...(Specs);
 
   explicit selector(Specs... specs,
-                    std::source_location loc = std::source_location::current())
+                    source_location loc = source_location::current())
       : selector(graph::chain(static_cast<int>(size)), std::move(specs)..., loc) {}
 
   // (The call site goes to functions out of line: a call_site object here, inlined into the
   // function that sends, cost the send loop of index-gather an instruction per message.)
   selector(const graph& g, Specs... specs,
-           std::source_location loc = std::source_location::current()) {
+           source_location loc = source_location::current()) {
     detail::scheduler::check_running("mailroom::selector", loc);
     pes_ = num_pes();
     build(std::index_sequence_for<Specs...>{}, std::move(specs)...);
@@ -562,11 +561,11 @@ class selector {
 
   /// Over team t (collective over its members; the world team gives the job's selector).
   selector(const team& t, Specs... specs,
-           std::source_location loc = std::source_location::current())
+           source_location loc = source_location::current())
       : selector(t, graph::chain(static_cast<int>(size)), std::move(specs)..., loc) {}
 
   selector(const team& t, const graph& g, Specs... specs,
-           std::source_location loc = std::source_location::current()) {
+           source_location loc = source_location::current()) {
     detail::scheduler::check_running("mailroom::selector", loc);
     pes_ = num_pes();
     if (detail::over_world(t)) {
@@ -610,7 +609,7 @@ class selector {
     requires(I < size && !std::is_void_v<message_type<I>> &&
              !detail::is_span_of<message_type<I>> && !detail::is_serialized<message_type<I>>)
   void send(pe dest, const message_type<I>& msg,
-            std::source_location loc = std::source_location::current()) {
+            source_location loc = source_location::current()) {
     auto& box = *std::get<I>(boxes_);
     if (MAILROOM_UNLIKELY(!admitted(box, dest))) return stage(box, I, dest.rank(), msg, loc);
     if (MAILROOM_UNLIKELY(!box.conveyor.template push<sizeof(message_type<I>)>(dest.rank(), &msg)))
@@ -624,7 +623,7 @@ class selector {
   template <std::size_t I>
     requires(I < size && detail::is_span_of<message_type<I>>)
   void send(pe dest, std::span<const typename message_type<I>::value_type> items,
-            std::source_location loc = std::source_location::current()) {
+            source_location loc = source_location::current()) {
     auto& box = *std::get<I>(boxes_);
     send_var(box, box.var, I, dest, items.data(), items.size_bytes(), loc);
   }
@@ -633,7 +632,7 @@ class selector {
   template <std::size_t I>
     requires(I < size && detail::is_serialized<message_type<I>>)
   void send(pe dest, const typename message_type<I>::value_type& value,
-            std::source_location loc = std::source_location::current()) {
+            source_location loc = source_location::current()) {
     const detail::scratch s;
     message_type<I>::encode(value, s.bytes);
     auto& box = *std::get<I>(boxes_);
@@ -655,8 +654,8 @@ class selector {
   template <std::size_t I, class L>
     requires(I < size && std::is_void_v<message_type<I>>)
   [[gnu::always_inline]] void send(pe dest, const L& closure,
-                                   std::source_location loc =
-                                       std::source_location::current()) {
+                                   source_location loc =
+                                       source_location::current()) {
     static_assert(std::is_trivially_copyable_v<L>,
                   "lambda message must be trivially copyable: capture by value only plain data, "
                   "pointers into symmetric memory (symmetric_array) and mailroom handles; not "
@@ -700,12 +699,12 @@ class selector {
 
   /// This PE sends no more to entry mailbox I from outside the selector's handlers.
   template <std::size_t I>
-  void done(std::source_location loc = std::source_location::current()) {
+  void done(source_location loc = source_location::current()) {
     static_assert(I < size, "selector::done<I>: mailbox index out of range");
     core_->done(static_cast<int>(I), loc);
   }
   /// done() with a run-time mailbox id (checked).
-  void done(int mailbox_id, std::source_location loc = std::source_location::current()) {
+  void done(int mailbox_id, source_location loc = source_location::current()) {
     core_->done(mailbox_id, loc);
   }
 
@@ -724,7 +723,7 @@ class selector {
 
   /// Runs handlers until every mailbox of this selector has terminated on this PE: every
   /// message destined here has been handled and this PE will receive no more.
-  void wait(std::source_location loc = std::source_location::current()) { core_->wait(loc); }
+  void wait(source_location loc = source_location::current()) { core_->wait(loc); }
 
   /// A trivially copyable handle that lambda messages may capture to reach this selector on
   /// whichever PE they run.
@@ -778,7 +777,7 @@ class selector {
   /// through a selector over a team are refused.
   template <class S>
   void receives_from(const S& upstream,
-                     std::source_location loc = std::source_location::current()) {
+                     source_location loc = source_location::current()) {
     core_->receives_from(upstream.ref().id(), loc);
   }
 
@@ -878,13 +877,13 @@ class selector {
   // make the send loop build every closure on the stack (histogram lambda: 5.4 -> 11 ns).
   // A send that the mailbox does not take here: stops the job, naming the caller's line.
   [[noreturn, gnu::cold, gnu::noinline]] void refuse(std::size_t i, int dest,
-                                                    std::source_location loc) const {
+                                                    source_location loc) const {
     const detail::call_site here(loc);
     core_->refuse_send(static_cast<int>(i), dest);
   }
   template <class T>
   [[gnu::cold, gnu::noinline]] void stage(detail::mailbox_base& box, std::size_t i, int dest,
-                                          T msg, std::source_location loc) const {
+                                          T msg, source_location loc) const {
     if (MAILROOM_UNLIKELY(!pool_admitted(box, dest))) refuse(i, dest, loc);
     if (dest == box.self_from) {  // handled from the block, by any worker (no conveyor)
       std::memcpy(box.staged.room_local(static_cast<std::uint32_t>(sizeof(T))), &msg, sizeof(T));
@@ -902,14 +901,14 @@ class selector {
   }
   [[gnu::always_inline]] void send_var(detail::mailbox_base& box, detail::var_sends& v,
                                        std::size_t i, pe dest, const void* data, std::size_t len,
-                                       std::source_location loc) {
+                                       source_location loc) {
     if (MAILROOM_UNLIKELY(len > v.room)) return send_large(box, v, i, dest, data, len, loc);
     send_piece(box, v, i, dest, data, static_cast<std::uint32_t>(len), loc);
   }
   // Sends one item of length word `word` (conveyor_core::k_var_piece may be set).
   [[gnu::always_inline]] void send_piece(detail::mailbox_base& box, detail::var_sends& v,
                                          std::size_t i, pe dest, const void* data,
-                                         std::uint32_t word, std::source_location loc) {
+                                         std::uint32_t word, source_location loc) {
     if (MAILROOM_UNLIKELY(!admitted(box, dest)))
       return stage_var(box, v, i, dest.rank(), data, word, loc);
     if (MAILROOM_UNLIKELY(!box.conveyor.push_var(dest.rank(), data, word)))
@@ -920,7 +919,7 @@ class selector {
   // (in any order: forwarding may reorder them). seq numbers this PE's large messages to it.
   [[gnu::cold, gnu::noinline]] void send_large(detail::mailbox_base& box, detail::var_sends& v,
                                                std::size_t i, pe dest, const void* data,
-                                               std::size_t len, std::source_location loc) {
+                                               std::size_t len, source_location loc) {
     constexpr std::size_t head_bytes = 24;
     const std::size_t piece = std::min(v.room, k_stage_room) - head_bytes;
     const std::uint64_t seq = v.next_large.fetch_add(1, std::memory_order_relaxed);
@@ -942,7 +941,7 @@ class selector {
   // block, [dest][0][len][0][payload] (or [len][0][payload] to this PE).
   [[gnu::cold, gnu::noinline]] void stage_var(detail::mailbox_base& box, detail::var_sends& v,
                                               std::size_t i, int dest, const void* payload,
-                                              std::uint32_t word, std::source_location loc) {
+                                              std::uint32_t word, source_location loc) {
     if (MAILROOM_UNLIKELY(!pool_admitted(box, dest))) refuse(i, dest, loc);
     const std::uint32_t len = word & detail::conveyor_core::k_var_len;
     if (len > k_stage_room) {
@@ -964,7 +963,7 @@ class selector {
   template <class L>
   [[gnu::cold, gnu::noinline]] void stage_lambda(detail::mailbox_base& box, std::size_t i, int dest,
                                                  L closure,
-                                                 std::source_location loc) const {
+                                                 source_location loc) const {
     if (MAILROOM_UNLIKELY(!pool_admitted(box, dest))) refuse(i, dest, loc);
     constexpr std::uint32_t bytes = 16 + (sizeof(L) + 7) / 8 * 8;
     if (dest == box.self_from) {  // handled from the block, by any worker (no conveyor)

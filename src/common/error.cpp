@@ -13,17 +13,17 @@ namespace mailroom::detail {
 namespace {
 int g_rank = -1;
 abort_hook g_abort = nullptr;
-thread_local const std::source_location* t_site = nullptr;
+thread_local const source_location* t_site = nullptr;
 MAILROOM_PE_LOCAL(g_rank);
 MAILROOM_PE_LOCAL(g_abort);
 MAILROOM_PE_LOCAL(t_site);
 }  // namespace
 
-call_site::call_site(const std::source_location& where) noexcept : previous_(t_site) {
+call_site::call_site(const source_location& where) noexcept : previous_(t_site) {
   t_site = &where;
 }
 call_site::~call_site() { t_site = previous_; }
-const std::source_location* call_site::current() noexcept { return t_site; }
+const source_location* call_site::current() noexcept { return t_site; }
 
 void set_error_rank(int rank) noexcept { g_rank = rank; }
 void set_abort_hook(abort_hook hook) noexcept { g_abort = hook; }

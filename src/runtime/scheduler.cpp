@@ -25,7 +25,7 @@ std::vector<std::vector<selector_core*>> scheduler::finish_scopes;
 std::vector<std::shared_ptr<pending_op>> scheduler::pending;
 bool scheduler::completing = false;
 
-void scheduler::check_running(std::string_view call, std::source_location where) {
+void scheduler::check_running(std::string_view call, source_location where) {
   const call_site here(where);
   check_running(call);
 }
@@ -315,7 +315,7 @@ mailbox_base::mailbox_base(bool delta_records, std::uint32_t signature, std::siz
 }
 
 selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
-                             const char* kind, std::source_location site, const team* t)
+                             const char* kind, source_location site, const team* t)
     : boxes_(std::move(boxes)),
       plan_([&] {
         const call_site here(site);  // (a graph that does not fit stops the job here)
@@ -376,7 +376,7 @@ std::string selector_core::box_label(std::size_t m) const {
   return name.empty() ? fmt::format("mailbox {}", m) : fmt::format("mailbox {} '{}'", m, name);
 }
 
-void selector_core::done(int m, std::source_location where) {
+void selector_core::done(int m, source_location where) {
   const call_site here(where);
   check_runtime_thread("done()");
   MAILROOM_CHECK(m >= 0 && m < mailboxes(), "done({}): mailbox id out of range [0, {}) of this {}",
@@ -667,7 +667,7 @@ const selector_core* selector_core::feeder_running() const noexcept {
   return nullptr;
 }
 
-void selector_core::receives_from(std::uint64_t upstream, std::source_location where) {
+void selector_core::receives_from(std::uint64_t upstream, source_location where) {
   const call_site here(where);
   check_runtime_thread("receives_from()");
   const selector_core* up = live_selector(upstream);
@@ -947,7 +947,7 @@ future<void> selector_core::finished_future() {
   return finished_promise_->get_future();
 }
 
-void selector_core::wait(std::source_location where) {
+void selector_core::wait(source_location where) {
   const call_site here(where);
   MAILROOM_CHECK(!scheduler::in_handler(), "wait() called from inside a handler: handlers must "
                  "never block");

@@ -4,7 +4,6 @@
 // says so when it is used before the runtime exists.
 #include <mailroom/mailroom.hpp>
 
-#include <source_location>
 
 #include <gtest/gtest.h>
 
@@ -72,7 +71,7 @@ TEST(ErrorsDeathTest, QueriesBeforeTheRuntime) {
 // A misuse names the caller's file and line first, mailroom's own in brackets after.
 TEST(ErrorsDeathTest, ACallSiteNamesTheCallersLine) {
   const auto misuse = [] {
-    const mailroom::detail::call_site here(std::source_location::current());
+    const mailroom::detail::call_site here(mr::source_location::current());
     MAILROOM_FAIL("the caller's fault");
   };
   EXPECT_EXIT(misuse(), testing::ExitedWithCode(1),

@@ -11,7 +11,6 @@
 #include "mailroom/termination.hpp"
 
 #include <memory>
-#include <source_location>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -177,7 +176,7 @@ struct scheduler {
   static constexpr std::uint64_t k_blocked_flush = 16;
   static void check_running(std::string_view call);
   /// The same, naming the caller's line (`where`) if it fails.
-  static void check_running(std::string_view call, std::source_location where);
+  static void check_running(std::string_view call, source_location where);
   /// MAILROOM_WATCHDOG: called when progress() did nothing; stops the job with a report of every
   /// live selector once nothing has happened for the configured time.
   static void watch_idle();
@@ -237,17 +236,17 @@ class selector_core {
   /// arguments at most, all in registers: a seventh on the stack made the function that
   /// constructs a selector keep a frame pointer, and histogram's send loop lost a register.)
   selector_core(std::vector<mailbox_base*> boxes, const graph& g, const char* kind,
-                std::source_location site, const team* t = nullptr);
+                source_location site, const team* t = nullptr);
   ~selector_core();
   selector_core(const selector_core&) = delete;
   selector_core& operator=(const selector_core&) = delete;
 
   /// (`where`: the program's call, named by an error: see call_site.)
-  void done(int m, std::source_location where = {});
-  void wait(std::source_location where = {});
+  void done(int m, source_location where = {});
+  void wait(source_location where = {});
   /// The handlers of selector `upstream` send to this one: its components close only once
   /// upstream has terminated on this PE (selector::receives_from).
-  void receives_from(std::uint64_t upstream, std::source_location where = {});
+  void receives_from(std::uint64_t upstream, source_location where = {});
   [[nodiscard]] bool finished() const noexcept { return finished_count_ == components_.size(); }
   /// Ready once finished() (set by step()).
   [[nodiscard]] future<void> finished_future();
@@ -327,7 +326,7 @@ class selector_core {
   std::uint32_t id_;
   int pes_;
   std::string kind_;  ///< "selector" or "actor", and its name if it has one
-  std::source_location site_{};  ///< where the program constructed it
+  source_location site_{};  ///< where the program constructed it
   std::string waiting_name_;  // "wait() of selector #k", for the watchdog
   std::unique_ptr<promise<void>> finished_promise_;  // made by finished_future()
 };
