@@ -48,12 +48,12 @@ if [ "$full" = 1 ]; then
 else
   release_out='scale_full|scale_apps|full'
   release_names='^(pointer_chase|randperm_uniform)\.np4$'
-  mpich_out='many_pes'
+  mpich_out='many_pes|full'
   mpich_names='^(pointer_chase|sparse_matrix)\.np[34]$|^(api_mesh|api_routed)\.np4$'
   mpich_unit=OFF
   fuzz_seconds=${MAILROOM_FUZZ_SECONDS:-30}
   san_apps=OFF
-  san_out='scale_full|scale_apps|cluster|many_pes|neg'
+  san_out='scale_full|scale_apps|cluster|many_pes|neg|full'
   san_names='^(api_mesh|api_routed|enable_disable_routed)\.np4$|^sim\.(collectives|team_selectors)\.|^sim\.exactly_once\.256x32\.(direct\.seed1|mesh\.seed1|node\.link_credits1|mesh\.link_credits0)$'
 fi
 

@@ -92,6 +92,16 @@ struct span_of {
 template <class T>
 struct serialized;
 
+/// Names mailbox I of a selector as an argument: `self.send(mailroom::to<1>, pe, msg)` is
+/// `self.template send<1>(pe, msg)` without the `template` keyword that a generic handler's
+/// `self` otherwise needs.
+template <std::size_t I>
+struct mailbox_id {
+  static constexpr std::size_t index = I;
+};
+template <std::size_t I>
+inline constexpr mailbox_id<I> to{};
+
 /// A mailbox whose messages are closures: send(pe, [=] { ... }) runs the closure on that PE.
 /// `mailroom::lambdas{"requests"}` names it (see mailbox_spec::named).
 struct lambdas {
@@ -695,6 +705,19 @@ class selector {
     requires(I >= size)
   void send(pe, const M&) {
     static_assert(I < size, "selector::send<I>: mailbox index out of range");
+  }
+
+  /// send<I>(dest, msg) spelt `send(mailroom::to<I>, dest, msg)`: in a generic handler, where
+  /// `self` is a template parameter, this needs no `template` keyword
+  /// (`self.send(mr::to<1>, from, reply)` instead of `self.template send<1>(from, reply)`).
+  template <std::size_t I, class M>
+  [[gnu::always_inline]] void send(mailbox_id<I>, pe dest, const M& msg,
+                                   source_location loc = source_location::current()) {
+    static_assert(I < size, "selector::send(to<I>, ...): mailbox index out of range");
+    if constexpr (detail::is_span_of<message_type<I>>)
+      send<I>(dest, std::span<const typename message_type<I>::value_type>(msg), loc);
+    else
+      send<I>(dest, msg, loc);
   }
 
   /// This PE sends no more to entry mailbox I from outside the selector's handlers.

@@ -365,6 +365,10 @@ selector_core::~selector_core() {
 }
 
 void selector_core::set_name(std::string_view name) {
+  // (From user code only: a wait in progress holds its name, waiting_name_, by pointer.)
+  check_runtime_thread("name()");
+  MAILROOM_CHECK(!scheduler::in_handler(), "name() called from inside a handler: name a {} from "
+                 "user code, outside its waits", kind_);
   const std::string base = kind_.substr(0, kind_.find(' '));
   kind_ = name.empty() ? base : fmt::format("{} '{}'", base, name);
   waiting_name_ = over_team_ ? fmt::format("wait() of {} {:#x} over a team of {}", kind_, id_, pes_)

@@ -20,6 +20,7 @@
 #include <random>
 #include <thread>
 #include <type_traits>
+#include <span>
 #include <vector>
 
 namespace mr = mailroom;
@@ -672,6 +673,41 @@ int symmetric_object() {
   return failures;
 }
 
+// send(mr::to<I>, pe, msg) from generic handlers (no `template` keyword) reaches mailbox I of
+// every kind: typed, variable-size (from a vector) and lambdas; and from user code too. Every PE
+// sends a number to every PE, which answers with two words, answered in turn by a closure that
+// counts on the first PE.
+int send_by_mailbox_argument() {
+  int failures = 0;
+  std::int64_t typed = 0, words = 0;
+  mr::symmetric_scope scope;
+  auto ran = mr::symmetric_array<std::int64_t>(1);
+  ran[0] = 0;
+  mr::barrier();
+  {
+    mr::selector sel{mr::graph({{0, 1}, {1, 2}}, {0}),
+                     mr::mailbox<std::int64_t>([&](std::int64_t v, mr::pe from, auto& self) {
+                       ++typed;
+                       self.send(mr::to<1>, from, std::vector<std::int64_t>{v, v + 1});
+                     }),
+                     mr::mailbox<mr::span_of<std::int64_t>>(
+                         [&](std::span<const std::int64_t> w, mr::pe from, auto& self) {
+                           words += static_cast<std::int64_t>(w.size());
+                           self.send(mr::to<2>, from, [ran] { ran[0] += 1; });
+                         }),
+                     mr::lambdas{}};
+    for (int p = 0; p < g_pes; ++p) sel.send(mr::to<0>, mr::pe(p), std::int64_t{p});
+    sel.done<0>();
+    sel.wait();
+  }
+  EXPECT(typed == g_pes && words == 2 * g_pes && ran[0] == g_pes,
+         "%lld typed, %lld words, %lld closures, expected %d, %d and %d",
+         static_cast<long long>(typed), static_cast<long long>(words),
+         static_cast<long long>(ran[0]), static_cast<int>(g_pes), 2 * static_cast<int>(g_pes),
+         static_cast<int>(g_pes));
+  return failures;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -694,7 +730,8 @@ int main(int argc, char** argv) {
                           {"symmetric_object", symmetric_object},
                           {"long_dependent_chain", long_dependent_chain},
                           {"stateful_handlers", stateful_handlers},
-                          {"idle_sleep_default", idle_sleep_default}};
+                          {"idle_sleep_default", idle_sleep_default},
+                          {"send_by_mailbox_argument", send_by_mailbox_argument}};
   int failed = 0;
   for (const auto& c : checks) {
     const double t0 = mr::wtime();

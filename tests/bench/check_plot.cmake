@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: MIT
+# Driver of bench_json.plot: scripts/plot on a bench JSON writes a PNG (its signature) and an SVG
+# that names every word of EXPECT (the kernel and its variants).
+file(REMOVE_RECURSE ${OUT})
+execute_process(COMMAND ${PYTHON} ${PLOT} --out ${OUT} --name chart ${JSON}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "scripts/plot failed (${rc}):\n${out}\n${err}")
+endif()
+file(READ ${OUT}/chart.png png LIMIT 8 HEX)
+if(NOT png STREQUAL "89504e470d0a1a0a")
+  message(FATAL_ERROR "chart.png is not a PNG (starts with ${png})")
+endif()
+file(READ ${OUT}/chart.svg svg)
+if(NOT svg MATCHES "<svg")
+  message(FATAL_ERROR "chart.svg is not an SVG")
+endif()
+string(REPLACE "," ";" words "${EXPECT}")
+foreach(w IN LISTS words)
+  string(FIND "${svg}" ">${w}<" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "chart.svg does not name '${w}'")
+  endif()
+endforeach()
+message(STATUS "${out}")
