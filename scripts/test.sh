@@ -10,7 +10,7 @@
 #  - MPICH: the library's MPI tests at 1 and 2 PEs (and those that only run at more);
 #  - clang with AddressSanitizer and UndefinedBehaviorSanitizer, without the mini-apps: the unit
 #    and MPI tests at 1 and 2 PEs (and most of those that only run at more), the simulator's own
-#    tests with exactly-once at 256 PEs, and the Matrix Market fuzz target for 30 s;
+#    tests with exactly-once at 256 PEs, and the Matrix Market fuzz target for 20 s;
 #  - ThreadSanitizer: the threaded tasks test with 1 to 4 workers per PE at 1 to 4 PEs.
 # --full adds what those leave out (about an hour more): the mini-apps on the simulated machine
 # at 256 PEs, and the rest across emulated hosts; MPICH with the unit tests and at 3 PEs and
@@ -51,10 +51,10 @@ else
   mpich_out='many_pes|full'
   mpich_names='^(pointer_chase|sparse_matrix)\.np[34]$|^(api_mesh|api_routed)\.np4$'
   mpich_unit=OFF
-  fuzz_seconds=${MAILROOM_FUZZ_SECONDS:-30}
+  fuzz_seconds=${MAILROOM_FUZZ_SECONDS:-20}
   san_apps=OFF
   san_out='scale_full|scale_apps|cluster|many_pes|neg|full'
-  san_names='^(api_mesh|api_routed|enable_disable_routed)\.np4$|^sim\.(collectives|team_selectors)\.|^sim\.exactly_once\.256x32\.(direct\.seed1|mesh\.seed1|node\.link_credits1|mesh\.link_credits0)$'
+  san_names='^install\.|^(api_mesh|api_routed|enable_disable_routed)\.np4$|^sim\.(collectives|team_selectors)\.|^sim\.exactly_once\.256x32\.(direct\.seed1|mesh\.seed1|node\.link_credits1|mesh\.link_credits0)$'
 fi
 
 echo "== release build (g++): the whole suite (of the simulated machine's, 256 PEs only)"
@@ -99,8 +99,9 @@ export UBSAN_OPTIONS=print_stacktrace=1
 # api with node and mesh routing at 4 PEs and enable_disable routed (50-70 s each; exactly-once
 # covers routing on the simulated machine, with node routing), exactly-once with mesh routing
 # on the simulated machine (28 s; the release build runs it), the simulated collectives and
-# team selectors, and
-# the negative-compile tests (the compiler's messages, which the release build checks). A test
+# team selectors, the install tests (the release and MPICH builds run them), the tests labelled
+# full, and the negative-compile tests (the compiler's messages, which the release build
+# checks). A test
 # that fails is run once more: a real failure fails twice.
 (cd build-san && ctest --output-on-failure -j 2 --timeout 900 --repeat until-pass:2 \
   -LE "$san_out" -E "$san_names")
