@@ -28,9 +28,12 @@ class pe {
 
 }  // namespace mailroom
 
+/// \cond
+// (Out of the reference: doxygen cannot place it in fmt, a namespace it does not read.)
 template <>
 struct fmt::formatter<mailroom::pe> : fmt::formatter<int> {
   auto format(mailroom::pe p, format_context& ctx) const {
     return fmt::formatter<int>::format(p.rank(), ctx);
   }
 };
+/// \endcond
