@@ -70,17 +70,19 @@ class actor {
   explicit actor(const team& t, source_location loc = source_location::current())
     requires std::is_void_v<T>
       : sel_(t, spec{}, loc) {}
+  /// A typed actor over team t from any handler(msg, from) or handler(msg).
   template <class F>
     requires(!std::is_void_v<T> && !std::is_same_v<std::decay_t<F>, mailbox_spec<T, H>>)
   actor(const team& t, F&& handler, source_location loc = source_location::current())
       : sel_(t, spec{H(std::forward<F>(handler))}, loc) {}
+  /// A typed actor over team t whose handler type is kept.
   template <class U = T>
     requires(!std::is_void_v<U>)
   actor(const team& t, mailbox_spec<U, H> s, source_location loc = source_location::current())
       : sel_(t, std::move(s), loc) {}
 
-  /// Sends msg to this actor's mailbox on PE dest (for span_of<U> a std::span<const U>, for
-  /// serialized<U> a U).
+  /// Sends msg to this actor's mailbox on PE dest (for `span_of<U>` a `std::span<const U>`, for
+  /// `serialized<U>` a `U`).
   template <class U = T>
     requires(!std::is_void_v<U>)
   void send(pe dest, const detail::message_arg_t<std::type_identity_t<U>>& msg,
@@ -102,15 +104,20 @@ class actor {
   void flush() { sel_.flush(); }
   /// Runs handlers until the actor has terminated on this PE.
   void wait(source_location loc = source_location::current()) { sel_.wait(loc); }
+  /// Whether the actor has terminated on this PE, as wait() would return (runs no handlers).
   [[nodiscard]] bool finished() const noexcept { return sel_.finished(); }
   /// Ready once the actor has terminated on this PE (see selector::finished_future).
   [[nodiscard]] future<void> finished_future() const { return sel_.finished_future(); }
+  /// A trivially copyable handle to the actor's selector, for lambda messages to capture
+  /// (see selector::ref).
   [[nodiscard]] auto ref() const noexcept { return sel_.ref(); }
   /// Gives this actor's mailbox a priority (see selector::priority).
   void priority(int p) { sel_.template priority<0>(p); }
   /// Disables this actor's mailbox on this PE until enable() (see selector::disable).
   void disable() { sel_.template disable<0>(); }
+  /// Enables this actor's mailbox again on this PE (see selector::enable).
   void enable() { sel_.template enable<0>(); }
+  /// Whether this actor's mailbox is enabled on this PE (actors start enabled).
   [[nodiscard]] bool enabled() const { return sel_.template enabled<0>(); }
   /// Declares that upstream's handlers send to this actor (see selector::receives_from).
   template <class S>

@@ -34,36 +34,43 @@ namespace mailroom {
 /// a + b. plus<> (the default) deduces the type.
 template <class T = void>
 struct plus {
+  /// Returns a + b.
   constexpr T operator()(const T& a, const T& b) const { return a + b; }
 };
 /// a * b.
 template <class T = void>
 struct multiplies {
+  /// Returns a * b.
   constexpr T operator()(const T& a, const T& b) const { return a * b; }
 };
 /// The smaller of a and b.
 template <class T = void>
 struct min {
+  /// Returns the smaller of a and b (a when equal).
   constexpr T operator()(const T& a, const T& b) const { return b < a ? b : a; }
 };
 /// The larger of a and b.
 template <class T = void>
 struct max {
+  /// Returns the larger of a and b (a when equal).
   constexpr T operator()(const T& a, const T& b) const { return a < b ? b : a; }
 };
 /// a & b.
 template <class T = void>
 struct bit_and {
+  /// Returns a & b.
   constexpr T operator()(const T& a, const T& b) const { return a & b; }
 };
 /// a | b.
 template <class T = void>
 struct bit_or {
+  /// Returns a | b.
   constexpr T operator()(const T& a, const T& b) const { return a | b; }
 };
 /// a ^ b.
 template <class T = void>
 struct bit_xor {
+  /// Returns a ^ b.
   constexpr T operator()(const T& a, const T& b) const { return a ^ b; }
 };
 #define MAILROOM_DEDUCING_OP(name, expr)                                 \
@@ -229,6 +236,7 @@ template <class T, class Op = plus<>>
         .then([keep] {});
   }
 }
+/// Blocking element-wise all_reduce_async: returns once `out` holds the result.
 template <class T, class Op = plus<>>
 void all_reduce(std::span<const T> in, std::span<T> out, Op op = {},
                 const team& t = team::world()) {
@@ -245,6 +253,7 @@ template <class T, class Op = plus<>>
   auto in = std::make_shared<std::vector<T>>(data.begin(), data.end());
   return all_reduce_async(std::span<const T>(*in), data, std::move(op), t).then([in] {});
 }
+/// Blocking in-place all_reduce_async.
 template <class T, class Op = plus<>>
 void all_reduce(std::span<T> data, Op op = {}, const team& t = team::world()) {
   const std::vector<T> in(data.begin(), data.end());
@@ -268,6 +277,7 @@ template <class T, class Op = plus<>>
                                       false)
       .then([b, first] { return first ? b->init : b->op(b->init, b->out); });
 }
+/// Blocking exclusive_scan_async.
 template <class T, class Op = plus<>>
   requires(!detail::is_span<T>::value)
 T exclusive_scan(const T& v, const T& init, Op op = {}, const team& t = team::world()) {
@@ -298,6 +308,7 @@ template <class T, class Op = plus<>>
         for (T& x : out) x = first ? b->init : b->op(b->init, x);
       });
 }
+/// Blocking element-wise exclusive_scan_async.
 template <class T, class Op = plus<>>
 void exclusive_scan(std::span<const T> in, std::span<T> out, const T& init, Op op = {},
                     const team& t = team::world()) {
@@ -313,6 +324,7 @@ template <class T>
   auto b = std::make_shared<T>(v);
   return detail::start_broadcast(t, b.get(), sizeof(T), root, false).then([b] { return *b; });
 }
+/// Blocking broadcast_async.
 template <class T>
   requires(!detail::is_span<T>::value)
 T broadcast(const T& v, int root, const team& t = team::world()) {
@@ -328,6 +340,7 @@ template <class T>
   detail::check_value<T>();
   return detail::start_broadcast(t, data.data(), data.size_bytes(), root, false);
 }
+/// Blocking broadcast_async of a span.
 template <class T>
 void broadcast(std::span<T> data, int root, const team& t = team::world()) {
   detail::check_value<T>();
@@ -349,6 +362,7 @@ template <class T>
   return detail::start_gather(t, &b->in, b->out.data(), sizeof(T), root, false)
       .then([b] { return std::move(b->out); });
 }
+/// Blocking gather_async.
 template <class T>
 std::vector<T> gather(const T& v, int root, const team& t = team::world()) {
   return gather_async(v, root, t).get();
@@ -359,6 +373,7 @@ template <class T>
 [[nodiscard]] future<std::vector<T>> all_gather_async(const T& v, const team& t = team::world()) {
   return all_gather_async(std::span<const T>(&v, 1), t);
 }
+/// Blocking all_gather_async.
 template <class T>
   requires(!detail::is_span<T>::value)
 std::vector<T> all_gather(const T& v, const team& t = team::world()) {
@@ -377,6 +392,7 @@ template <class T>
   return detail::start_all_gather(t, b->in.data(), b->out.data(), v.size_bytes(), false)
       .then([b] { return std::move(b->out); });
 }
+/// Blocking all_gather_async of a span.
 template <class T>
 std::vector<T> all_gather(std::span<const T> v, const team& t = team::world()) {
   return all_gather_async(v, t).get();
@@ -397,6 +413,7 @@ template <class T>
   return detail::start_all_to_all(t, send.data(), out->data(), send.size_bytes() / n, false)
       .then([out] { return std::move(*out); });
 }
+/// Blocking all_to_all_async.
 template <class T>
 std::vector<T> all_to_all(std::span<const T> send, const team& t = team::world()) {
   detail::check_value<T>();
@@ -427,6 +444,7 @@ template <class T>
                                     false)
       .then([out] { return std::move(*out); });
 }
+/// Blocking all_to_all_v_async.
 template <class T>
 std::vector<T> all_to_all_v(std::span<const T> send, std::span<const int> counts,
                             std::span<const int> displs = {}, const team& t = team::world()) {
@@ -463,6 +481,7 @@ template <class T>
   return detail::all_to_all_v_layout(send, send_counts, send_displs, recv, recv_counts,
                                      recv_displs, t, false);
 }
+/// Blocking all_to_all_v_async in MPI_Alltoallv's form.
 template <class T>
 void all_to_all_v(std::span<const T> send, std::span<const int> send_counts,
                   std::span<const int> send_displs, std::span<T> recv,

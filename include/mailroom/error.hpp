@@ -23,6 +23,7 @@ using source_location = std::source_location;
 /// lacks the builtin it needs): the same interface, from __builtin_FILE and __builtin_LINE.
 class source_location {
  public:
+  /// The caller's file and line, when used as a defaulted argument.
   static constexpr source_location current(const char* file = __builtin_FILE(),
                                            unsigned line = __builtin_LINE()) noexcept {
     source_location l;
@@ -31,7 +32,9 @@ class source_location {
     return l;
   }
   constexpr source_location() noexcept = default;
+  /// The file of the call, as the compiler spelt it ("" when default-constructed).
   [[nodiscard]] constexpr const char* file_name() const noexcept { return file_; }
+  /// The line of the call, from 1 (0 when default-constructed).
   [[nodiscard]] constexpr unsigned line() const noexcept { return line_; }
 
  private:

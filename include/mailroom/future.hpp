@@ -151,6 +151,7 @@ class promise {
     const auto keep = state_;  // (a continuation may destroy this promise)
     keep->set(std::forward<U>(v));
   }
+  /// Makes the event happen (T = void) and runs the continuations waiting on it. Once only.
   void set_value() const
     requires std::is_void_v<T>
   {
@@ -171,6 +172,7 @@ class promise {
 template <class T>
 class future {
  public:
+  /// The type of the value (void: an event).
   using value_type = T;
 
   /// A future that is never ready (default-constructed; mostly a placeholder).

@@ -19,6 +19,7 @@ namespace mailroom {
 
 /// The cyclic distribution: global index g lives on PE g % P at local index g / P.
 struct cyclic {
+  /// Global index g's owner and local index there, for the job's num_pes().
   std::pair<pe, std::size_t> operator()(std::int64_t g) const noexcept {
     const std::int64_t P = num_pes();
     return {pe(g % P), static_cast<std::size_t>(g / P)};

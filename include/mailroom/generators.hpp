@@ -12,6 +12,8 @@
 
 namespace mailroom {
 
+/// Which entries erdos_renyi() draws: all off-diagonal ones (full), or an undirected graph's
+/// edges once each, strictly below (lower) or above (upper) the diagonal.
 enum class triangle { full, lower, upper };
 
 /// Erdős–Rényi G(n, p) adjacency matrix (pattern), p = nnz_per_row / n (at most 1), by geometric
@@ -63,15 +65,21 @@ sparse_matrix transpose(const sparse_matrix& a);
 /// generators share their per-row code with the collective ones; permute and transpose take
 /// whole permutations.
 namespace reference {
+/// The whole of mailroom::erdos_renyi(n, nnz_per_row, seed, shape).
 sparse_matrix::serial erdos_renyi(std::int64_t n, double nnz_per_row, std::uint64_t seed,
                                   triangle shape = triangle::full);
+/// The whole of mailroom::kronecker_stars(stars).
 sparse_matrix::serial kronecker_stars(const std::vector<std::int64_t>& stars);
+/// The whole of mailroom::random_permutation(n, seed): element i at index i.
 std::vector<std::int64_t> random_permutation(std::int64_t n, std::uint64_t seed);
+/// The whole of mailroom::permuted_upper_triangular(n, nnz_per_row, seed).
 sparse_matrix::serial permuted_upper_triangular(std::int64_t n, double nnz_per_row,
                                                 std::uint64_t seed);
+/// B with B[row_perm[i]][col_perm[j]] = A[i][j], as mailroom::permute() computes it.
 sparse_matrix::serial permute(const sparse_matrix::serial& a,
                               const std::vector<std::int64_t>& row_perm,
                               const std::vector<std::int64_t>& col_perm);
+/// The transpose of a.
 sparse_matrix::serial transpose(const sparse_matrix::serial& a);
 }  // namespace reference
 

@@ -59,10 +59,13 @@ class join {
                 "join: key_of must be callable with a message of every input type");
 
  public:
+  /// The key: what key_of returns for a message of the first input, decayed.
   using key_type =
       std::decay_t<std::invoke_result_t<const KeyOf&, const std::tuple_element_t<0, std::tuple<Ts...>>&>>;
+  /// The number of inputs: one per message type.
   static constexpr std::size_t inputs = sizeof...(Ts);
 
+  /// A join that matches by key_of and runs handler (make_join names the message types).
   join(KeyOf key_of, H handler) : key_of_(std::move(key_of)), handler_(std::move(handler)) {}
   join(const join&) = delete;
   join& operator=(const join&) = delete;

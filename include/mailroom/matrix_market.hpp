@@ -15,7 +15,9 @@ namespace mailroom::matrix_market {
 
 /// A parse failure: the 1-based line and what was expected there.
 struct error {
+  /// The line, from 1 (one past the last when the text ends too early).
   std::int64_t line = 0;
+  /// What was wrong and, when it helps, what was expected.
   std::string message;
 };
 
@@ -23,7 +25,9 @@ struct error {
 /// file past them is an error naming the limit. The matrix takes memory for every row (8 bytes)
 /// and entry (16-24 bytes): a caller that reads untrusted files can lower the limits to bound it.
 struct limits {
+  /// The most rows, and the most columns, accepted.
   std::int64_t max_dimension = 1'000'000'000;
+  /// The most entries the size line may declare.
   std::int64_t max_entries = 1'000'000'000;
 };
 

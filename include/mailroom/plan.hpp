@@ -16,6 +16,7 @@ namespace mailroom {
 /// One routing's figures for its worst PE (of node 0, where every node is alike when they are
 /// full, and with mesh routing also of the node with the most links in).
 struct routing_plan {
+  /// "direct", "node" or "mesh".
   std::string name;
   int lanes = 0;          ///< lanes per typed mailbox
   int links_in = 0;       ///< links in per typed mailbox
@@ -24,15 +25,24 @@ struct routing_plan {
   std::uint32_t credits = 0;       ///< of the last mailbox (they only go down)
   std::uint32_t link_credits = 0;  ///< of the link pool, per lane to another node
   int in_slots = 0;                ///< mailboxes whose lanes within the node are shared slots
+  ///@{
+  /// Bytes: buffers are the link pool's and every mailbox's reservations, shared the PE's pool
+  /// of node-shared memory, receives the posted receives, tables the mailbox and routing tables.
   std::size_t buffers = 0, shared = 0, receives = 0, tables = 0;  ///< bytes
+  ///@}
   bool fits = true;       ///< every mailbox fits the budget
   bool auto_fits = true;  ///< auto's budget test holds on every PE planned
+  /// The PE's aggregation memory in bytes: buffers + shared + receives + tables.
   [[nodiscard]] std::size_t total() const { return buffers + shared + receives + tables; }
 };
 
 /// The plan of a machine: its node memory as the runtime lays it out, and each routing's.
 struct machine_plan {
+  ///@{
+  /// As planned: PEs, PEs per node, nodes (the last one may be partly filled) and typed
+  /// mailboxes alive at once.
   int pes = 1, per_node = 1, nodes = 1, mailboxes = 1;
+  ///@}
   std::size_t buffer_bytes = 0;       ///< between nodes (rounded as the runtime does)
   std::size_t node_buffer_bytes = 0;  ///< of a shared slot
   std::uint32_t node_credits = 0;     ///< per lane within the node

@@ -37,7 +37,9 @@ struct mailbox_spec {
   static_assert(std::is_trivially_copyable_v<T>,
                 "mailbox<T>: T must be trivially copyable (messages are copied byte-wise into "
                 "aggregation buffers); send indices or plain structs, not owning objects");
+  /// The mailbox's message type.
   using message_type = T;
+  /// Called on the destination PE for every message to this mailbox.
   H handler;
   bool concurrent = false;  ///< see mailroom::concurrent
   std::string_view name{};  ///< see named()
@@ -84,6 +86,7 @@ template <class T>
 struct span_of {
   static_assert(std::is_trivially_copyable_v<T>,
                 "span_of<T>: T must be trivially copyable (its bytes cross the wire)");
+  /// The type of the items.
   using value_type = T;
 };
 
@@ -97,6 +100,7 @@ struct serialized;
 /// `self` otherwise needs.
 template <std::size_t I>
 struct mailbox_id {
+  /// The mailbox's index in its selector.
   static constexpr std::size_t index = I;
 };
 template <std::size_t I>
@@ -105,7 +109,9 @@ inline constexpr mailbox_id<I> to{};
 /// A mailbox whose messages are closures: send(pe, [=] { ... }) runs the closure on that PE.
 /// `mailroom::lambdas{"requests"}` names it (see mailbox_spec::named).
 struct lambdas {
+  /// void: the messages are closures.
   using message_type = void;
+  /// The mailbox's name, for errors, the watchdog's reports and statistics (empty: none).
   std::string_view name{};
 };
 
@@ -551,12 +557,16 @@ class selector {
   static_assert(sizeof...(Specs) > 0, "selector: give at least one mailbox");
 
  public:
+  /// The number of mailboxes.
   static constexpr std::size_t size = sizeof...(Specs);
 
+  /// Over the job's PEs, with the default termination graph (the chain). Collective; the
+  /// runtime must be running.
   explicit selector(Specs... specs,
                     source_location loc = source_location::current())
       : selector(graph::chain(static_cast<int>(size)), std::move(specs)..., loc) {}
 
+  /// Over the job's PEs, with termination graph g: an edge X -> Y where X's handlers send to Y.
   // (The call site goes to functions out of line: a call_site object here, inlined into the
   // function that sends, cost the send loop of index-gather an instruction per message.)
   selector(const graph& g, Specs... specs,
@@ -574,6 +584,7 @@ class selector {
            source_location loc = source_location::current())
       : selector(t, graph::chain(static_cast<int>(size)), std::move(specs)..., loc) {}
 
+  /// Over team t, with termination graph g.
   selector(const team& t, const graph& g, Specs... specs,
            source_location loc = source_location::current()) {
     detail::scheduler::check_running("mailroom::selector", loc);
@@ -609,6 +620,8 @@ class selector {
                                               std::type_identity<no_such_mailbox>>::type;
 
  public:
+  /// The message type of mailbox I: T for mailbox_spec<T, H> (span_of<T> and serialized<T>
+  /// as given), void for lambdas.
   template <std::size_t I>
   using message_type = typename spec_at<I>::message_type;
 
@@ -701,6 +714,7 @@ class selector {
     }
   }
 
+  /// A mailbox index I out of range: a compile-time error that says so (not a failed overload).
   template <std::size_t I, class M>
     requires(I >= size)
   void send(pe, const M&) {
@@ -804,6 +818,7 @@ class selector {
     core_->receives_from(upstream.ref().id(), loc);
   }
 
+  /// Whether every mailbox has terminated on this PE, as wait() would return (runs no handlers).
   [[nodiscard]] bool finished() const noexcept { return core_->finished(); }
   /// A future that is ready once the selector has terminated on this PE (finished()), so that
   /// user code can wait on it beside other futures (when_all). Waiting on it runs the progress
@@ -1065,11 +1080,16 @@ selector(team, graph, Specs...) -> selector<Specs...>;
 template <class Sel>
 class selector_ref {
  public:
+  /// The selector numbered id (what id() and selector::ref() give).
   explicit selector_ref(std::uint64_t id) noexcept : id_(id) {}
   /// The selector's number: the same on every PE (errors and statistics name it "#id").
   [[nodiscard]] std::uint64_t id() const noexcept { return id_; }
+  /// The selector on this PE (see get()).
   Sel* operator->() const noexcept { return get(); }
+  /// The selector on this PE (see get()).
   Sel& operator*() const noexcept { return *get(); }
+  /// The selector on this PE: a table lookup, no check that it still lives (only debug and
+  /// sanitizer builds assert it).
   [[nodiscard]] Sel* get() const noexcept {
     // (One table for the job's selectors and the teams': no branch between the two, which
     // slowed the lambda variant of randperm, through a reference per message, by 15-20%.)
