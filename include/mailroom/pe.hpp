@@ -15,11 +15,14 @@ namespace mailroom {
 class pe {
  public:
   constexpr pe() noexcept = default;
+  /// PE `rank`, of any integer type (converted to int). Not checked here: a call that takes the
+  /// pe stops the job if it is out of range.
   template <std::integral I>
   constexpr explicit pe(I rank) noexcept : rank_(static_cast<int>(rank)) {}
 
   /// The rank as an int, e.g. to index a per-PE array.
   [[nodiscard]] constexpr int rank() const noexcept { return rank_; }
+  /// PEs compare as their ranks.
   friend constexpr auto operator<=>(pe, pe) noexcept = default;
 
  private:

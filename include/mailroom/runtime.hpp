@@ -26,6 +26,7 @@ class communicator {
   static constexpr communicator from_fortran(std::int64_t handle) noexcept {
     return communicator(false, handle);
   }
+  /// True for world(), false for one from from_fortran().
   [[nodiscard]] constexpr bool is_world() const noexcept { return world_; }
   /// The Fortran handle (meaningless for world()).
   [[nodiscard]] constexpr std::int64_t fortran_handle() const noexcept { return handle_; }
@@ -51,6 +52,8 @@ class communicator {
 /// none, so a peer waiting for its acknowledgements would never reach the collective.
 class runtime {
  public:
+  /// With the command line, which MPI_Init_thread receives (and may remove its own arguments
+  /// from) unless the program initialised MPI.
   runtime(int& argc, char**& argv, communicator comm = communicator::world());
   /// Without the command line (for a program that initialised MPI itself, say).
   explicit runtime(communicator comm = communicator::world());
@@ -58,6 +61,7 @@ class runtime {
   runtime(const runtime&) = delete;
   runtime& operator=(const runtime&) = delete;
 
+  /// The configuration in force, read from the MAILROOM_* environment at construction.
   [[nodiscard]] const mailroom::config& config() const noexcept;
 };
 
@@ -108,6 +112,7 @@ struct aggregation_report {
   std::uint64_t node_buffer_bytes = 0;  ///< bytes per shared slot
   std::uint64_t peak_pool_bytes = 0;    ///< the most aggregation memory this PE has held
 };
+/// What the aggregation layer chose at start-up, and this PE's peak so far. Needs the runtime.
 [[nodiscard]] aggregation_report aggregation();
 
 }  // namespace mailroom

@@ -68,6 +68,7 @@ class bytes_in final : public std::streambuf {
 /// buffer, in pieces when larger.
 template <class T>
 struct serialized {
+  /// What `send<I>` takes and the handler receives.
   using value_type = T;
 
   /// Appends value's bytes to out.

@@ -23,17 +23,18 @@
 
 namespace mailroom {
 
+/// A machine for simulate(): its PEs, node layout, links, seed and limits.
 struct simulated_machine {
-  int pes = 1;
+  int pes = 1;                        ///< virtual PEs, all in this process
   int per_node = 1;                   ///< PEs per node (the last node may have fewer)
   double network_latency = 2e-6;      ///< seconds, one way, between PEs of different nodes
   double network_bandwidth = 12.5e9;  ///< bytes per second per pair of PEs
   double node_latency = 4e-7;         ///< the same within a node (MPI messages there)
-  double node_bandwidth = 50e9;
+  double node_bandwidth = 50e9;       ///< the same within a node
   /// Each delivery is later by up to this fraction of its latency, and each turn of a PE costs
   /// up to this fraction more, drawn from the seed (0: a fixed order).
   double jitter = 0.5;
-  std::uint64_t seed = 1;
+  std::uint64_t seed = 1;  ///< draws the jitter and the PEs' order: the same seed, the same run
   std::size_t stack_bytes = 0;  ///< per PE; 0: 256 KiB, 1 MiB under AddressSanitizer
   /// Real seconds one PE may run without letting the others have a turn before the simulation
   /// stops with a report (a loop that waits without polling mailroom).

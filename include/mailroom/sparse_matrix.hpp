@@ -16,16 +16,18 @@ namespace mailroom {
 class sparse_matrix {
  public:
   sparse_matrix() = default;
-  /// This PE's part: row_ptr has local_rows(rows)+1 entries (row_ptr[0] = 0), cols has
+  /// This PE's part: row_ptr has local_rows(rows)+1 entries (row_ptr[0] = 0), col_idx has
   /// row_ptr.back() entries, values is empty or as long as cols. Checked (fatal error naming
   /// what is wrong); columns are sorted within each row here if they are not. Local, not
   /// collective.
   sparse_matrix(std::int64_t rows, std::int64_t cols, std::vector<std::int64_t> row_ptr,
                 std::vector<std::int64_t> col_idx, std::vector<double> values = {});
 
+  ///@{
   /// Global dimensions.
   [[nodiscard]] std::int64_t rows() const noexcept { return rows_; }
   [[nodiscard]] std::int64_t cols() const noexcept { return cols_; }
+  ///@}
   /// Rows of a rows-row matrix that live on PE `pe` of `pes`: global rows pe, pe+P, ...
   [[nodiscard]] static std::int64_t local_rows(std::int64_t rows, int pe, int pes) noexcept {
     return rows > pe ? (rows - pe + pes - 1) / pes : 0;
@@ -40,6 +42,7 @@ class sparse_matrix {
   }
   /// Nonzeros on every PE together (collective).
   [[nodiscard]] std::int64_t global_nnz() const;
+  ///@{
   /// The global index of local row l on this PE, and the owner and local index of a global row.
   [[nodiscard]] std::int64_t global_row(std::int64_t local) const noexcept;
   [[nodiscard]] static int owner(std::int64_t global_row, int pes) noexcept {
@@ -48,7 +51,9 @@ class sparse_matrix {
   [[nodiscard]] static std::int64_t local_index(std::int64_t global_row, int pes) noexcept {
     return global_row / pes;
   }
+  ///@}
 
+  ///@{
   /// Columns (and values, if any) of local row l.
   [[nodiscard]] std::span<const std::int64_t> row(std::int64_t local) const noexcept {
     return {col_idx_.data() + row_ptr_[static_cast<std::size_t>(local)],
@@ -59,16 +64,27 @@ class sparse_matrix {
     return {values_.data() + row_ptr_[static_cast<std::size_t>(local)],
             values_.data() + row_ptr_[static_cast<std::size_t>(local) + 1]};
   }
+  ///@}
+  /// False for a pattern matrix.
   [[nodiscard]] bool has_values() const noexcept { return !values_.empty(); }
+  ///@{
+  /// This PE's part in CSR form, as the constructor describes it: local row l's columns (global)
+  /// and values are at [row_ptr[l], row_ptr[l+1]); values is empty for a pattern matrix.
   [[nodiscard]] const std::vector<std::int64_t>& row_ptr() const noexcept { return row_ptr_; }
   [[nodiscard]] const std::vector<std::int64_t>& col_idx() const noexcept { return col_idx_; }
   [[nodiscard]] const std::vector<double>& values() const noexcept { return values_; }
+  ///@}
 
   /// The whole matrix in one place, rows in global order (for checks at small sizes).
   struct serial {
+    ///@{
+    /// Global dimensions, and the CSR arrays over all rows (row_ptr has rows + 1 entries;
+    /// values is empty for a pattern matrix).
     std::int64_t rows = 0, cols = 0;
     std::vector<std::int64_t> row_ptr, col_idx;
     std::vector<double> values;
+    ///@}
+    /// Equal dimensions, arrays and values (a pattern matrix never equals one with values).
     friend bool operator==(const serial&, const serial&) = default;
   };
   /// Collective: every PE's rows gathered on PE `root` (other PEs get an empty result).

@@ -17,15 +17,19 @@ namespace mailroom {
 struct statistics {
   std::int64_t messages_sent = 0;   ///< to every PE, this one included (forwarded ones too)
   std::int64_t bytes_sent = 0;      ///< message bytes (buffer headers not counted)
-  std::int64_t buffers_sent = 0;
+  std::int64_t buffers_sent = 0;    ///< aggregation buffers, full or not (forwarded ones too)
   /// Room for messages in the buffers sent, full or not (buffers to PEs of the node may be smaller
   /// than those to other nodes: MAILROOM_NODE_BUFFER_BYTES): what mean_fill() divides by.
   std::int64_t room_sent = 0;
   std::int64_t messages_forwarded = 0;  ///< passed on for other PEs (node routing)
-  std::int64_t messages_handled = 0;
+  std::int64_t messages_handled = 0;  ///< whose handler ran on this PE
   double credit_wait_seconds = 0;   ///< sends blocked on back-pressure
   std::int64_t idle_flushed = 0;    ///< messages shipped early by the idle flush (MAILROOM_IDLE_FLUSH)
+  ///@{
+  /// messages_sent, bytes_sent and buffers_sent by the PE they went to directly, indexed by its
+  /// rank (empty until this PE has had a mailbox).
   std::vector<std::int64_t> messages_to, bytes_to, buffers_to;  ///< per PE sent to directly
+  ///@}
 
   /// Mean fill of the buffers sent: bytes_sent / room_sent; 0 when none was sent.
   [[nodiscard]] double mean_fill() const noexcept {
@@ -33,7 +37,9 @@ struct statistics {
   }
   /// Mean fill as if every buffer had room for `buffer_payload_bytes` (see mailroom::mean_fill).
   [[nodiscard]] double mean_fill(std::size_t buffer_payload_bytes) const noexcept;
+  /// Field by field, the per-PE vectors grown to the longer: a phase is after -= before.
   statistics& operator-=(const statistics& o);
+  /// Field by field, the per-PE vectors grown to the longer (to sum several PEs' counters).
   statistics& operator+=(const statistics& o);
 };
 

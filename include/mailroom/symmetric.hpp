@@ -102,16 +102,24 @@ class symmetric_array {
 
  public:
   symmetric_array() = default;
+  /// Collective: n elements per PE from the symmetric heap, zeroed. The runtime must exist;
+  /// a heap too small (MAILROOM_SYMMETRIC_HEAP_BYTES) or n differing between PEs stops the job.
   explicit symmetric_array(std::size_t n)
       : data_(static_cast<T*>(detail::symmetric_allocate(n * sizeof(T), alignof(T)))) {}
 
+  /// Element i of this PE's array (where a closure runs: that PE's). Not checked.
   [[nodiscard]] T& operator[](std::size_t i) const noexcept { return data_[i]; }
+  /// This PE's elements; the same address on every PE (null for a default-constructed handle).
   [[nodiscard]] T* data() const noexcept { return data_; }
+  /// Elements per PE (0 for a default-constructed handle).
   [[nodiscard]] std::size_t size() const noexcept {
     return data_ == nullptr ? 0 : detail::symmetric_count(data_) / sizeof(T);
   }
+  ///@{
+  /// This PE's elements as a range.
   [[nodiscard]] T* begin() const noexcept { return data_; }
   [[nodiscard]] T* end() const noexcept { return data_ + size(); }
+  ///@}
 
   // ---- one-sided operations --------------------------------------------------------------------
   // On element i (or elements [i, i + n)) of PE owner's array, from user code or handlers, with
@@ -149,6 +157,7 @@ class symmetric_array {
     else
       detail::symmetric_put(owner.rank(), at, in.data(), in.size_bytes());
   }
+  /// Element i of PE owner, non-blocking.
   [[nodiscard]] future<T> get_async(pe owner, std::size_t i) const {
     const T* at = checked("get_async", owner, i, 1);
     if (const void* here = detail::symmetric_peer(owner.rank(), at)) {
@@ -170,6 +179,7 @@ class symmetric_array {
     }
     return detail::symmetric_get_async(owner.rank(), at, out.data(), out.size_bytes());
   }
+  /// Sets element i of PE owner to v, non-blocking (v is copied at once).
   [[nodiscard]] future<void> put_async(pe owner, std::size_t i, const T& v) const {
     T* at = checked("put_async", owner, i, 1);
     if (void* here = detail::symmetric_peer(owner.rank(), at)) {
@@ -194,10 +204,15 @@ class symmetric_array {
   // Hardware atomics when every PE's heap is mapped here (one node); else MPI's, for every PE
   // (this one included: MPI's atomics are atomic only with respect to each other). Each returns
   // the element's old value.
+  /// Adds v to the element; returns the old value.
   T fetch_add(pe owner, std::size_t i, T v) const { return atomic(owner, i, op::add, v); }
+  /// Adds v to the element (fetch_add without the old value).
   void add(pe owner, std::size_t i, T v) const { (void)atomic(owner, i, op::add, v); }
+  /// The element becomes element & v; returns the old value.
   T fetch_and(pe owner, std::size_t i, T v) const { return atomic(owner, i, op::band, v); }
+  /// The element becomes element | v; returns the old value.
   T fetch_or(pe owner, std::size_t i, T v) const { return atomic(owner, i, op::bor, v); }
+  /// The element becomes element ^ v; returns the old value.
   T fetch_xor(pe owner, std::size_t i, T v) const { return atomic(owner, i, op::bxor, v); }
   /// Sets the element to v; returns the old value.
   T swap(pe owner, std::size_t i, T v) const { return atomic(owner, i, op::swap, v); }
@@ -205,20 +220,27 @@ class symmetric_array {
   T compare_exchange(pe owner, std::size_t i, T expected, T desired) const {
     return atomic(owner, i, op::compare_swap, desired, expected);
   }
+  /// The element, read atomically.
   [[nodiscard]] T load(pe owner, std::size_t i) const { return atomic(owner, i, op::load, T{}); }
+  /// Sets the element to v atomically (a swap whose old value is dropped).
   void store(pe owner, std::size_t i, T v) const { (void)atomic(owner, i, op::swap, v); }
+  /// fetch_add, non-blocking: the future holds the old value.
   [[nodiscard]] future<T> fetch_add_async(pe owner, std::size_t i, T v) const {
     return atomic_async(owner, i, op::add, v);
   }
+  /// fetch_and, non-blocking: the future holds the old value.
   [[nodiscard]] future<T> fetch_and_async(pe owner, std::size_t i, T v) const {
     return atomic_async(owner, i, op::band, v);
   }
+  /// fetch_or, non-blocking: the future holds the old value.
   [[nodiscard]] future<T> fetch_or_async(pe owner, std::size_t i, T v) const {
     return atomic_async(owner, i, op::bor, v);
   }
+  /// fetch_xor, non-blocking: the future holds the old value.
   [[nodiscard]] future<T> fetch_xor_async(pe owner, std::size_t i, T v) const {
     return atomic_async(owner, i, op::bxor, v);
   }
+  /// swap, non-blocking: the future holds the old value.
   [[nodiscard]] future<T> swap_async(pe owner, std::size_t i, T v) const {
     return atomic_async(owner, i, op::swap, v);
   }
@@ -228,6 +250,7 @@ class symmetric_array {
                                                  T desired) const {
     return atomic_async(owner, i, op::compare_swap, desired, expected);
   }
+  /// load, non-blocking.
   [[nodiscard]] future<T> load_async(pe owner, std::size_t i) const {
     return atomic_async(owner, i, op::load, T{});
   }
@@ -282,14 +305,19 @@ inline void fence() { detail::quiet(); }
 template <class T>
 class symmetric {
  public:
+  /// Collective: each PE gives its own value.
   explicit symmetric(const T& value) : a_(1) { a_[0] = value; }
+  /// This PE's value (where a closure runs: that PE's).
   [[nodiscard]] T& operator*() const noexcept { return a_[0]; }
+  /// This PE's value (where a closure runs: that PE's).
   [[nodiscard]] T* operator->() const noexcept { return a_.data(); }
   /// PE owner's value (one-sided, as symmetric_array::get).
   [[nodiscard]] T get(pe owner) const { return a_.get(owner, 0); }
   /// Sets PE owner's value (one-sided, as symmetric_array::put).
   void put(pe owner, const T& v) const { a_.put(owner, 0, v); }
+  /// get, non-blocking (as symmetric_array::get_async).
   [[nodiscard]] future<T> get_async(pe owner) const { return a_.get_async(owner, 0); }
+  /// put, non-blocking (as symmetric_array::put_async).
   [[nodiscard]] future<void> put_async(pe owner, const T& v) const {
     return a_.put_async(owner, 0, v);
   }

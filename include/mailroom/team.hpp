@@ -47,8 +47,13 @@ class team {
 /// last row may be short): the team of this PE's row (ranked by column) and of its column
 /// (ranked by row). Collective over the job, as split().
 struct grid_teams {
+  ///@{
+  /// The teams of this PE's row and of its column.
   team row, column;
+  ///@}
 };
+/// This PE's row and column teams in a grid of `columns` columns, 1 to num_pes() (else a fatal
+/// error): see grid_teams.
 [[nodiscard]] grid_teams split_grid(int columns);
 
 }  // namespace mailroom

@@ -22,11 +22,16 @@ namespace mailroom {
 /// mailboxes with no incoming edge from another mailbox, and for a cycle with no such mailbox,
 /// its lowest-numbered one.
 struct graph {
+  /// {x, y}: mailbox x's handler may send to mailbox y (x == y: to its own mailbox).
   std::vector<std::pair<int, int>> edges;
+  /// The mailboxes that code outside the handlers sends to; empty: derived from the edges.
   std::vector<int> entries;
 
+  /// No edges: every mailbox an entry.
   graph() = default;
+  /// The edges, entries derived: `mailroom::graph{{0, 1}, {1, 1}}`.
   graph(std::initializer_list<std::pair<int, int>> e) : edges(e) {}
+  /// The edges and, if not empty, the entries.
   graph(std::vector<std::pair<int, int>> e, std::vector<int> entry_list = {})
       : edges(std::move(e)), entries(std::move(entry_list)) {}
 
@@ -45,6 +50,7 @@ struct component {
 
 /// The analysed graph: components in topological order (predecessors come first).
 struct plan {
+  /// The components, in topological order.
   std::vector<component> components;
   std::vector<int> component_of;  ///< per mailbox
   std::vector<bool> entry;        ///< per mailbox
@@ -63,6 +69,7 @@ class quiescence {
   /// counters may be sampled now. Returns true once the component has terminated everywhere.
   bool step(transport::collective_context& ctx, bool ready, std::int64_t sent,
             std::int64_t processed);
+  /// The allreduce waves completed so far (at least two before it reports termination).
   [[nodiscard]] int waves() const noexcept { return waves_; }
 
  private:
