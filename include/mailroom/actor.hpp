@@ -129,6 +129,7 @@ class actor {
   selector<spec> sel_;
 };
 
+/// `mailroom::actor a{mailroom::mailbox<T>(handler)}` keeps the handler's type H.
 template <class T, class H>
 actor(mailbox_spec<T, H>) -> actor<T, H>;
 

@@ -82,7 +82,10 @@ enum class routing : std::uint64_t { automatic = 0, direct = 1, node = 2, mesh =
 /// "auto", "direct", "node" or "mesh".
 [[nodiscard]] const char* routing_name(std::uint64_t r) noexcept;
 
-/// The runtime configuration, read from the environment at start-up.
+/// The runtime configuration, read from the environment at start-up. One std::uint64_t field
+/// per row of MAILROOM_CONFIG_TABLE (in config.hpp, with its default and meaning), named as its
+/// variable in lower case without MAILROOM_: buffer_bytes for MAILROOM_BUFFER_BYTES, routing
+/// (an enum routing value) for MAILROOM_ROUTING.
 struct config {
 #define MAILROOM_CONFIG_FIELD(field, env, kind, def, doc) std::uint64_t field = def;
   MAILROOM_CONFIG_TABLE(MAILROOM_CONFIG_FIELD)

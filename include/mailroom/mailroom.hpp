@@ -21,3 +21,12 @@
 #include "mailroom/symmetric.hpp"
 #include "mailroom/team.hpp"
 #include "mailroom/termination.hpp"
+
+/// \namespace mailroom
+/// The public API: runtime, actors and selectors, futures and tasks, symmetric memory,
+/// collectives and teams, and the sparse-matrix library built on them. Names in
+/// mailroom::detail are not API.
+/// \namespace mailroom::matrix_market
+/// Matrix Market files: parse and format text serially, read and write distributed matrices.
+/// \namespace mailroom::termination
+/// The termination layer's analysis of a dependency graph and its quiescence detection.

@@ -71,6 +71,7 @@ struct concurrent_t {
 /// wait in the aggregation layer, under its back-pressure). With one worker, an ordinary
 /// mailbox.
 inline constexpr concurrent_t concurrent{};
+/// A mailbox of messages of type T whose handler may run on several workers at once.
 template <class T, class H>
 [[nodiscard]] mailbox_spec<T, std::decay_t<H>> mailbox(H&& handler, concurrent_t) {
   return {std::forward<H>(handler), true};
@@ -103,6 +104,7 @@ struct mailbox_id {
   /// The mailbox's index in its selector.
   static constexpr std::size_t index = I;
 };
+/// Mailbox I as an argument: `self.send(mailroom::to<1>, pe, msg)`.
 template <std::size_t I>
 inline constexpr mailbox_id<I> to{};
 
@@ -1067,12 +1069,16 @@ class selector {
   int pes_ = 0;  // (set once the runtime is known to exist)
 };
 
+/// `mailroom::selector s{mailbox<A>(...), mailbox<B>(...)}`: Specs from the mailboxes.
 template <class... Specs>
 selector(Specs...) -> selector<Specs...>;
+/// The same with a termination graph first.
 template <class... Specs>
 selector(graph, Specs...) -> selector<Specs...>;
+/// The same over a team.
 template <class... Specs>
 selector(team, Specs...) -> selector<Specs...>;
+/// The same over a team, with a termination graph.
 template <class... Specs>
 selector(team, graph, Specs...) -> selector<Specs...>;
 
