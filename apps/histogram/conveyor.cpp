@@ -14,8 +14,8 @@ void conveyor(const problem& pb, symmetric_array<std::int64_t> counts) {
   pe from;
   while (c.advance(i == n)) {
     for (; i < n; ++i)
-      if (!c.push(pb.index[i] / P, pe(pb.index[i] % P))) break;
-    while (c.pull(slot, from)) counts[slot] += 1;
+      if (!c.push(pe(pb.index[i] % P), pb.index[i] / P)) break;
+    while (c.pull(from, slot)) counts[slot] += 1;
   }
 }
 

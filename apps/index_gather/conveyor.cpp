@@ -24,14 +24,14 @@ void conveyor(const problem& pb, symmetric_array<std::int64_t> table,
   pe from;
   while (more = more && requests.advance(i == n), more | replies.advance(!more)) {
     for (; i < n; ++i)
-      if (!requests.push({pb.index[i] / P, i}, pe(pb.index[i] % P))) break;
-    while (requests.pull(q, from)) {
-      if (!replies.push({q.i, table[q.offset]}, from)) {
+      if (!requests.push(pe(pb.index[i] % P), {pb.index[i] / P, i})) break;
+    while (requests.pull(from, q)) {
+      if (!replies.push(from, {q.i, table[q.offset]})) {
         requests.unpull();  // answer it once the reply fits
         break;
       }
     }
-    while (replies.pull(r, from)) out[r.i] = r.value;
+    while (replies.pull(from, r)) out[r.i] = r.value;
   }
 }
 

@@ -30,9 +30,9 @@ sparse_matrix conveyor(const problem& pb) {
     length m{};
     while (lengths.advance(l == n)) {
       for (; l < n; ++l)
-        if (!lengths.push({pb.row_perm[l] / P, std::ssize(a.row(l))}, pe(pb.row_perm[l] % P)))
+        if (!lengths.push(pe(pb.row_perm[l] % P), {pb.row_perm[l] / P, std::ssize(a.row(l))}))
           break;
-      while (lengths.pull(m, from)) ptr[m.row + 1] = m.n;
+      while (lengths.pull(from, m)) ptr[m.row + 1] = m.n;
     }
   }
   std::inclusive_scan(ptr.begin(), ptr.end(), ptr.begin());
@@ -46,15 +46,15 @@ sparse_matrix conveyor(const problem& pb) {
     for (; k < nnz; ++k) {
       while (k == a.row_ptr()[l + 1]) ++l;  // skip empty rows
       const std::int64_t j = a.col_idx()[k];
-      if (!lookups.push({pb.row_perm[l], j / P, valued ? a.values()[k] : 0.0}, pe(j % P))) break;
+      if (!lookups.push(pe(j % P), {pb.row_perm[l], j / P, valued ? a.values()[k] : 0.0})) break;
     }
-    while (lookups.pull(e, from)) {
-      if (!stores.push({e.row / P, pb.col_perm[e.col], e.value}, pe(e.row % P))) {
+    while (lookups.pull(from, e)) {
+      if (!stores.push(pe(e.row % P), {e.row / P, pb.col_perm[e.col], e.value})) {
         lookups.unpull();  // forward it once the store fits
         break;
       }
     }
-    while (stores.pull(e, from)) {
+    while (stores.pull(from, e)) {
       const std::int64_t at = fill[e.row]++;
       cols[at] = e.col;
       if (valued) vals[at] = e.value;

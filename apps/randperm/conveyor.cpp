@@ -22,8 +22,8 @@ std::vector<std::int64_t> conveyor(std::int64_t n_per_pe, std::uint64_t seed) {
     pe from;
     while (c.advance(i == darts.size())) {
       for (; i < darts.size(); ++i)
-        if (!c.push(darts[i], pe(slot(darts[i]) % P))) break;
-      while (c.pull(d, from)) {
+        if (!c.push(pe(slot(darts[i]) % P), darts[i])) break;
+      while (c.pull(from, d)) {
         std::int64_t& t = target[slot(d) / P];
         if ((d & k_value) < (t & k_value)) std::swap(d, t);
         if (d != -1) missed.push_back(d + k_missed);  // the loser, thrown in the next round

@@ -43,9 +43,9 @@ result conveyor(const sparse_matrix& a, const sparse_matrix& at) {
   while (advance_both()) {
     for (; next < ready.size(); ++next) {
       const std::int64_t l = ready[next];
-      if (!pivots.push({sum[l], a.global_row(l), level[l]}, pe(sum[l] % P))) break;
+      if (!pivots.push(pe(sum[l] % P), {sum[l], a.global_row(l), level[l]})) break;
     }
-    while (pivots.pull(q, from)) columns.push_back(q);
+    while (pivots.pull(from, q)) columns.push_back(q);
     while (fan < columns.size()) {
       const auto rows = at.row(columns[fan].col / P);
       if (k == rows.size()) {
@@ -54,7 +54,7 @@ result conveyor(const sparse_matrix& a, const sparse_matrix& at) {
       }
       const std::int64_t s = rows[k];
       if (s != columns[fan].row &&
-          !removals.push({s / P, columns[fan].col, columns[fan].level + 1}, pe(s % P)))
+          !removals.push(pe(s % P), {s / P, columns[fan].col, columns[fan].level + 1}))
         break;
       ++k;
     }
@@ -64,7 +64,7 @@ result conveyor(const sparse_matrix& a, const sparse_matrix& at) {
       pivots.flush();
       removals.flush();
     }
-    while (removals.pull(m, from)) {
+    while (removals.pull(from, m)) {
       level[m.row] = std::max(level[m.row], m.level);
       sum[m.row] -= m.col;
       if (--count[m.row] == 1) ready.push_back(m.row);
@@ -76,8 +76,8 @@ result conveyor(const sparse_matrix& a, const sparse_matrix& at) {
   place p{};
   while (places.advance(l == lr)) {
     for (; l < lr; ++l)
-      if (!places.push({sum[l], res.row_perm[l]}, pe(sum[l] % P))) break;
-    while (places.pull(p, from)) res.col_perm[p.col / P] = p.pos;
+      if (!places.push(pe(sum[l] % P), {sum[l], res.row_perm[l]})) break;
+    while (places.pull(from, p)) res.col_perm[p.col / P] = p.pos;
   }
   return res;
 }

@@ -23,8 +23,8 @@ sparse_matrix conveyor(const sparse_matrix& a) {
     std::int64_t k = 0, row = 0;
     while (count.advance(k == nnz)) {
       for (; k < nnz; ++k)
-        if (!count.push(a.col_idx()[k] / P, pe(a.col_idx()[k] % P))) break;
-      while (count.pull(row, from)) ++ptr[row + 1];
+        if (!count.push(pe(a.col_idx()[k] % P), a.col_idx()[k] / P)) break;
+      while (count.pull(from, row)) ++ptr[row + 1];
     }
   }
   std::inclusive_scan(ptr.begin(), ptr.end(), ptr.begin());
@@ -37,9 +37,9 @@ sparse_matrix conveyor(const sparse_matrix& a) {
     for (; k < nnz; ++k) {
       while (k == a.row_ptr()[l + 1]) ++l;  // skip empty rows
       const std::int64_t j = a.col_idx()[k];
-      if (!place.push({j / P, a.global_row(l), valued ? a.values()[k] : 0.0}, pe(j % P))) break;
+      if (!place.push(pe(j % P), {j / P, a.global_row(l), valued ? a.values()[k] : 0.0})) break;
     }
-    while (place.pull(e, from)) {
+    while (place.pull(from, e)) {
       const std::int64_t at = fill[e.row]++;
       cols[at] = e.col;
       if (valued) vals[at] = e.value;

@@ -18,7 +18,7 @@ std::int64_t conveyor(const sparse_matrix& l) {
   auto serve = [&](bool done) {  // false once every PE is done and every query here counted
     query q{};
     pe from;
-    while (queries.pull(q, from)) hits += std::ranges::binary_search(l.row(q.j), q.k);
+    while (queries.pull(from, q)) hits += std::ranges::binary_search(l.row(q.j), q.k);
     return queries.advance(done);
   };
   for (std::int64_t r = 0; r < l.local_rows(); ++r) {
@@ -27,7 +27,7 @@ std::int64_t conveyor(const sparse_matrix& l) {
       const pe owner(row[a] % P);
       const std::int64_t j = row[a] / P;
       for (std::size_t b = 0; b < a; ++b)
-        while (!queries.push({j, row[b]}, owner)) serve(false);
+        while (!queries.push(owner, {j, row[b]})) serve(false);
     }
   }
   while (serve(true)) {

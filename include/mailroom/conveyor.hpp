@@ -16,9 +16,9 @@ namespace mailroom {
 ///
 /// Typical loop (every PE):
 ///   while (conv.advance(i == n)) {
-///     for (; i < n; ++i) if (!conv.push(item(i), dest(i))) break;
+///     for (; i < n; ++i) if (!conv.push(dest(i), item(i))) break;
 ///     T item; pe from;
-///     while (conv.pull(item, from)) use(item, from);
+///     while (conv.pull(from, item)) use(from, item);
 ///   }
 /// Construction is collective (every PE constructs its conveyors in the same order).
 template <class T>
@@ -35,18 +35,19 @@ class conveyor {
                    ex.size_setting(), ex.node_capacity());
   }
 
-  /// Queues `item` for `dest`. Returns false, without queueing, when the buffer for `dest` is
-  /// full and `dest` has acknowledged too few of the earlier ones (or, for the own PE, too many
-  /// arrivals wait to be pulled): advance(), pull, and retry. Never blocks.
-  [[nodiscard]] bool push(const T& item, pe dest) noexcept {
+  /// Queues `item` for `dest` (the PE first, as in `selector::send`). Returns false, without
+  /// queueing, when the buffer for `dest` is full and `dest` has acknowledged too few of the
+  /// earlier ones (or, for the own PE, too many arrivals wait to be pulled): advance(), pull,
+  /// and retry. Never blocks.
+  [[nodiscard]] bool push(pe dest, const T& item) noexcept {
     MAILROOM_CHECK(static_cast<unsigned>(dest.rank()) < static_cast<unsigned>(pes_),
                    "conveyor::push: PE {} is out of range [0, {})", dest.rank(), pes_);
     ++pushed_;
     return core_.template push<sizeof(T)>(dest.rank(), &item);
   }
 
-  /// Takes the next arrived item, if any.
-  [[nodiscard]] bool pull(T& item, pe& from) noexcept {
+  /// Takes the next arrived item, if any, and the PE it came from.
+  [[nodiscard]] bool pull(pe& from, T& item) noexcept {
     while (true) {
       if (cursor_ != nullptr) {
         if (cursor_ < end_) {

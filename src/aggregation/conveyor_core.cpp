@@ -6,6 +6,8 @@
 #include "mailroom/detail/memory_plan.hpp"
 #include "mailroom/detail/tasks.hpp"
 
+#include "runtime/context.hpp"
+
 #include <cstdio>
 
 namespace mailroom::detail {
@@ -209,10 +211,11 @@ bool conveyor_core::make_room(int lane_no, std::size_t need) noexcept {
 bool conveyor_core::room_for(int lane_no, std::size_t need, bool forwarded) noexcept {
   // Forwarding never spills: it waits for the credit, keeping the buffer it forwards from (and
   // so its sender's credit) until then.
-  const bool spill = g_may_spill;
-  if (forwarded) g_may_spill = false;
-  const bool room = make_room(lane_no, need);
-  g_may_spill = spill;
+  bool room;
+  {
+    const scoped_assign no_spill(g_may_spill, g_may_spill && !forwarded);
+    room = make_room(lane_no, need);
+  }
   if (!room && forwarded) --refused_;  // (refusals count the program's pushes only)
   return room;
 }
@@ -247,10 +250,11 @@ bool conveyor_core::put_record(int lane_index, std::uint32_t tag, std::uint32_t 
   fill& f = ln.f;
   const std::size_t need = 8 + 8 + stride;  // a run's header, [dest][origin], the record
   if (MAILROOM_UNLIKELY(f.used() + need > capacity_)) {
-    const bool spill = g_may_spill;
-    if (forwarded) g_may_spill = false;
-    const bool room = make_room(lane_index, need);
-    g_may_spill = spill;
+    bool room;
+    {
+      const scoped_assign no_spill(g_may_spill, g_may_spill && !forwarded);
+      room = make_room(lane_index, need);
+    }
     if (!room) {
       if (forwarded) --refused_;
       return false;

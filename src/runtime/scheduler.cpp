@@ -7,6 +7,7 @@
 #include "mailroom/future.hpp"
 
 #include "common/pe_local.hpp"
+#include "runtime/context.hpp"
 #include "runtime/workers.hpp"
 #include "transport/transport.hpp"
 
@@ -266,17 +267,6 @@ void scheduler::flush_idle() {
   const std::int64_t before = ex.items_shipped;
   for (selector_core* s : live) s->flush_partial();
   ex.items_idle_flushed += ex.items_shipped - before;
-}
-
-handler_scope::handler_scope() noexcept {
-  scheduler::sending_from = scheduler::k_from_handler;
-  g_may_spill = true;
-}
-
-handler_scope::~handler_scope() {
-  g_may_spill = false;
-  scheduler::sending_from = scheduler::k_from_user;
-  scheduler::current_source = -1;
 }
 
 void scheduler::watch_idle() {
@@ -553,8 +543,6 @@ bool mailbox_base::handle_locals() {
   // Termination waits while it runs: counted before a block leaves the queue (see step()).
   hold_handler_work(1);
   bool any = false;
-  const std::uint8_t outer_from = scheduler::sending_from;
-  const bool outer_task = t_handler_task;
   const auto run_blocks = [&] {
     for (int most = k_local_batch; most > 0; --most) {
       stage_block* b = staged.take_local();
@@ -569,11 +557,10 @@ bool mailbox_base::handle_locals() {
       const handler_scope in_handler;
       run_blocks();
     } else {
-      scheduler::sending_from = scheduler::k_from_worker_handler;
-      t_handler_task = true;
-      run_blocks();
-      scheduler::sending_from = outer_from;
-      t_handler_task = outer_task;
+      {
+        const worker_task_scope in_handler_task(true);
+        run_blocks();
+      }
       publish_staged();  // what the handlers sent, before the count drops
     }
   } catch (const std::exception& e) {

@@ -4,6 +4,8 @@
 // publishes what it staged (docs/design.md, workers).
 #include "runtime/workers.hpp"
 
+#include "runtime/context.hpp"
+
 #include "mailroom/detail/scheduler.hpp"
 #include "mailroom/error.hpp"
 
@@ -185,14 +187,11 @@ task* find_task() {
 }
 
 void run(task* t) {
-  finish_state* const outer_finish = t_finish;
-  const bool outer_handler = t_handler_task;
-  const std::uint8_t outer_from = scheduler::sending_from;
   const bool from_handler = t->from_handler;
   finish_state* const scope = t->scope;
-  t_finish = scope;
-  ++t_in_task;
   try {
+    const scoped_assign in_finish(t_finish, scope);
+    const scoped_assign in_task(t_in_task, t_in_task + 1);
     if (t_worker == 0) {
       if (from_handler) {
         const handler_scope in_handler;
@@ -201,9 +200,7 @@ void run(task* t) {
         t->fn();
       }
     } else {
-      t_handler_task = from_handler;
-      scheduler::sending_from =
-          from_handler ? scheduler::k_from_worker_handler : scheduler::k_from_worker_user;
+      const worker_task_scope in_worker_task(from_handler);
       t->fn();
     }
   } catch (const std::exception& e) {
@@ -217,10 +214,6 @@ void run(task* t) {
         "throw: what waits for them would wait forever",
         t_worker);
   }
-  --t_in_task;
-  t_finish = outer_finish;
-  t_handler_task = outer_handler;
-  scheduler::sending_from = outer_from;
   delete t;
   // What the task staged goes to worker 0 before the task counts as done: a finish (or a
   // handler's selector) that sees it done sees its sends too (release below, acquire there).

@@ -399,10 +399,10 @@ int conveyor_loops() {
     std::int64_t i = 0, wrong_from = 0;
     while (conv.advance(i == n)) {
       for (; i < n; ++i)
-        if (!conv.push(index[i] / g_pes, mr::pe(index[i] % g_pes))) break;
+        if (!conv.push(mr::pe(index[i] % g_pes), index[i] / g_pes)) break;
       std::int64_t slot = 0;
       mr::pe from;
-      while (conv.pull(slot, from)) {
+      while (conv.pull(from, slot)) {
         ++histo[static_cast<std::size_t>(slot)];
         wrong_from += from.rank() < 0 || from.rank() >= g_pes;
       }
@@ -425,17 +425,17 @@ int conveyor_loops() {
       more_requests = requests.advance(i == n);
       more_replies = replies.advance(!more_requests);
       for (; i < n; ++i)
-        if (!requests.push(request{index[i] / g_pes, i}, mr::pe(index[i] % g_pes))) break;
+        if (!requests.push(mr::pe(index[i] % g_pes), request{index[i] / g_pes, i})) break;
       request q;
       mr::pe from;
-      while (requests.pull(q, from)) {
-        if (!replies.push(reply{q.slot, (q.col * g_pes + g_me) * 5}, from)) {
+      while (requests.pull(from, q)) {
+        if (!replies.push(from, reply{q.slot, (q.col * g_pes + g_me) * 5})) {
           requests.unpull();
           break;
         }
       }
       reply r;
-      while (replies.pull(r, from)) gather[static_cast<std::size_t>(r.slot)] = r.value;
+      while (replies.pull(from, r)) gather[static_cast<std::size_t>(r.slot)] = r.value;
     }
     std::int64_t bad = 0;
     for (std::int64_t j = 0; j < n; ++j) bad += gather[j] != index[j] * 5;

@@ -206,16 +206,6 @@ class credit_wait {
   double t0_;
 };
 
-/// While it lives, handlers are running: sends come from a handler, pushes may spill, and the
-/// sender is `source`. Restores the user context however the scope is left.
-class handler_scope {
- public:
-  handler_scope() noexcept;
-  ~handler_scope();
-  handler_scope(const handler_scope&) = delete;
-  handler_scope& operator=(const handler_scope&) = delete;
-};
-
 /// Selectors of the job that feed each other around a cycle (receives_from both ways, or around
 /// a longer loop): they terminate together, by quiescence waves over all their mailboxes, as a
 /// cycle inside one selector does. Shared by its members; made collectively by the
