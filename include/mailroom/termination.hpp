@@ -79,6 +79,7 @@ class quiescence {
   bool in_flight_ = false;
   bool done_ = false;
   int waves_ = 0;
+  double wave_started_ = 0;  // (MAILROOM_TRACE)
 };
 
 }  // namespace termination

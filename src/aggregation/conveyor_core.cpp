@@ -6,6 +6,7 @@
 #include "mailroom/detail/memory_plan.hpp"
 #include "mailroom/detail/tasks.hpp"
 
+#include "common/trace.hpp"
 #include "runtime/context.hpp"
 
 #include <cstdio>
@@ -305,6 +306,8 @@ void conveyor_core::ship(int lane_no) noexcept {
   sent_items_ += own;
   ex_.items_shipped += own;
   const int dest = rt_.peer[l];
+  if (MAILROOM_UNLIKELY(trace::g_on))
+    trace::record(trace::builtin().ship, trace::now(), -1, {dest, id_, h->items, h->bytes});
   if (dest == me_) {
     deliver(me_, buf);  // own PE: no MPI
   } else if (outstanding_[l] < in_flight_limit(l) || take_token(l)) {

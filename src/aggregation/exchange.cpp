@@ -9,6 +9,7 @@
 #include "mailroom/error.hpp"
 
 #include "common/pe_local.hpp"
+#include "common/trace.hpp"
 #include "transport/transport.hpp"
 
 #include <algorithm>
@@ -373,9 +374,24 @@ void exchange::take_early(std::uint32_t id, conveyor_core& c) {
   early_.erase(it);
 }
 
+// (MAILROOM_TRACE: each buffer as it arrives, before its items are handled.)
+namespace {
+void traced_arrival(int source, const std::byte* buf) noexcept {
+  const auto& h = *reinterpret_cast<const buffer_header*>(buf);
+  if ((h.flags & k_end_of_stream) != 0) {
+    std::int64_t items = 0;
+    std::memcpy(&items, buf + k_header_bytes, sizeof items);
+    trace::record(trace::builtin().end_of_stream, trace::now(), -1, {source, h.conveyor, items, 0});
+  } else {
+    trace::record(trace::builtin().arrive, trace::now(), -1, {source, h.conveyor, h.items, h.bytes});
+  }
+}
+}  // namespace
+
 void exchange::deliver(conveyor_core& c, int source, std::byte* buf) noexcept {
   const auto& h = *reinterpret_cast<const buffer_header*>(buf);
   const std::uint32_t cls = link_class_of(h.flags);
+  if (MAILROOM_UNLIKELY(trace::g_on)) traced_arrival(source, buf);
   if ((h.flags & k_end_of_stream) != 0) {
     std::int64_t items = 0;
     std::memcpy(&items, buf + k_header_bytes, sizeof items);

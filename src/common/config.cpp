@@ -157,8 +157,9 @@ config config::from_environment() {
     std::string_view kv(*e);
     if (kv.substr(0, 9) != "MAILROOM_") continue;
     std::string_view name = kv.substr(0, kv.find('='));
-    // (MAILROOM_SIM is read by programs that offer the simulated machine: mailroom/simulate.hpp.)
-    std::vector<std::string_view> names{"MAILROOM_SIM"};
+    // (MAILROOM_SIM is read by programs that offer the simulated machine: mailroom/simulate.hpp;
+    // MAILROOM_TRACE, a file name, by the trace: common/trace.cpp.)
+    std::vector<std::string_view> names{"MAILROOM_SIM", "MAILROOM_TRACE"};
 #define MAILROOM_CONFIG_KNOWN(field, env, kind, def, doc) names.emplace_back(env);
     MAILROOM_CONFIG_TABLE(MAILROOM_CONFIG_KNOWN)
 #undef MAILROOM_CONFIG_KNOWN
@@ -176,6 +177,11 @@ std::string config::describe() const {
                      doc);
   MAILROOM_CONFIG_TABLE(MAILROOM_CONFIG_PRINT)
 #undef MAILROOM_CONFIG_PRINT
+  const char* trace = std::getenv("MAILROOM_TRACE");
+  out += fmt::format("  {:<31} {:>12}  {}\n", "MAILROOM_TRACE",
+                     trace != nullptr && *trace != '\0' ? trace : "(unset)",
+                     "a file: when the runtime ends, a trace of every PE (buffers, handler "
+                     "batches, termination waves, collectives) in Chrome trace-event JSON");
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include "mailroom/detail/scheduler.hpp"
 
 #include "common/pe_local.hpp"
+#include "common/trace.hpp"
 #include "pgas/pending.hpp"
 #include "pgas/team_state.hpp"
 
@@ -28,15 +29,18 @@ future<void> launch(const team& t, const char* what, bool wait, Start start) {
                  "order from user code", what);
   scheduler::check_not_completing(what);
   transport::group& g = *t.state().group;
+  const double traced_from = MAILROOM_UNLIKELY(trace::g_on) ? trace::now() : -1.0;
   std::unique_ptr<transport::request> req = start(g);
   const std::uint64_t serial = g_started++;
+  const op_label label{what, "over {} PEs (collective #{} started here)",
+                       static_cast<std::uint64_t>(g.size()), serial, traced_from};
   if (wait) {
     if (!req->wait_idle(what))
       while (!req->test()) scheduler::progress_waiting(what);
+    if (MAILROOM_UNLIKELY(traced_from >= 0)) trace_operation(label);
     return make_ready_future();
   }
-  return track(std::move(req), {what, "over {} PEs (collective #{} started here)",
-                                static_cast<std::uint64_t>(g.size()), serial});
+  return track(std::move(req), label);
 }
 }  // namespace
 

@@ -3,6 +3,9 @@
 #include "pgas/pending.hpp"
 
 #include "mailroom/detail/tasks.hpp"
+#include "mailroom/error.hpp"
+
+#include "common/trace.hpp"
 
 #include <fmt/format.h>
 
@@ -16,6 +19,7 @@ class request_op final : public pending_op {
   bool test() override { return req_->test(); }
   transport::request* transport_request() noexcept override { return req_.get(); }
   void complete() override {
+    if (MAILROOM_UNLIKELY(label_.traced_from >= 0)) trace_operation(label_);
     req_.reset();
     state_.set();
   }
@@ -34,6 +38,15 @@ class request_op final : public pending_op {
   op_label label_;
 };
 }  // namespace
+
+void trace_operation(const op_label& label) {
+  const std::uint32_t k =
+      trace::kind_for(reinterpret_cast<std::uintptr_t>(label.what), [&] {
+        return trace::kind(label.what, "collectives", {"pes", "number", nullptr, nullptr});
+      });
+  trace::record(k, label.traced_from, trace::now() - label.traced_from,
+                {static_cast<std::int64_t>(label.a), static_cast<std::int64_t>(label.b), 0, 0});
+}
 
 // Not tested when started: each test is a pass of MPI's progress engine over everything in
 // flight, so testing at each start would cost the square of what is in flight.

@@ -19,7 +19,13 @@ struct op_label {
   const char* what;
   const char* detail;
   std::uint64_t a = 0, b = 0;
+  /// MAILROOM_TRACE: when it started (trace::now()), or negative if it is not traced.
+  double traced_from = -1;
 };
+
+/// MAILROOM_TRACE: records the operation `label` names as having run from label.traced_from
+/// until now.
+void trace_operation(const op_label& label);
 
 /// Hands `req` to the progress engine; the future is ready once it has completed.
 future<void> track(std::unique_ptr<transport::request> req, const op_label& label);

@@ -10,6 +10,7 @@
 #include "transport/transport.hpp"
 
 #include "common/pe_local.hpp"
+#include "common/trace.hpp"
 
 #include <unistd.h>
 
@@ -92,6 +93,7 @@ void start(int* argc, char*** argv, communicator comm) {
   detail::start_workers(workers);
   detail::scheduler::staging_in_use = workers > 1;
   transport::barrier();
+  detail::trace::start(transport::rank(), transport::size());
   transport::set_progress_hooks({&mailroom_active, &progress_in_collective,
                                  [] { return detail::scheduler::waiting_in; }});
 }
@@ -111,6 +113,11 @@ runtime::~runtime() {
                  "mailroom::runtime destroyed while {} selector(s) still exist",
                  detail::scheduler::live.size());
   progressing_barrier();
+  // MAILROOM_TRACE: every PE writes its part, then rank 0 joins them (a barrier either way: the
+  // variable might be set on some PEs only).
+  detail::trace::write_part();
+  transport::barrier();
+  detail::trace::merge();
   transport::set_progress_hooks({});
   g_barrier.reset();
   g_quiesce.reset();

@@ -7,6 +7,7 @@
 #include "mailroom/future.hpp"
 
 #include "common/pe_local.hpp"
+#include "common/trace.hpp"
 #include "runtime/context.hpp"
 #include "runtime/workers.hpp"
 #include "transport/transport.hpp"
@@ -792,6 +793,9 @@ bool selector_core::step_component(std::size_t c) {
 // handler, rather than letting the exception unwind through the runtime.
 void selector_core::handle(std::size_t m, std::size_t budget) {
   mailbox_base* box = boxes_[m];
+  const bool traced = trace::g_on;
+  const double t0 = traced ? trace::now() : 0.0;
+  const std::int64_t before = box->conveyor.processed_items();
   try {
     const handler_scope in_handler;
     for (; budget > 0 && !paused(m); --budget) box->process_front();
@@ -806,6 +810,15 @@ void selector_core::handle(std::size_t m, std::size_t budget) {
                   "message would be lost",
                   kind_, id_, box_label(m), describe_signature(box->conveyor.signature()),
                   box->conveyor.front().source);
+  }
+  if (MAILROOM_UNLIKELY(traced)) {
+    const std::uint32_t k = trace::kind_for((std::uint64_t{id_} << 20) | m, [&] {
+      return trace::kind(fmt::format("handle: {} #{} {}", kind_, id_, box_label(m)), "handlers",
+                         {"messages", "selector", "mailbox", nullptr});
+    });
+    trace::record(k, t0, trace::now() - t0,
+                  {box->conveyor.processed_items() - before, id_, static_cast<std::int64_t>(m),
+                   0});
   }
 }
 
@@ -881,6 +894,9 @@ void selector_core::finish_component(std::size_t c) {
   components_[c].finished = true;
   ++finished_count_;
   for (int m : plan_.components[c].members) boxes_[static_cast<std::size_t>(m)]->accepts = 0;
+  if (MAILROOM_UNLIKELY(trace::g_on))
+    trace::record(trace::builtin().terminated, trace::now(), -1,
+                  {id_, static_cast<std::int64_t>(c), 0, 0});
   if (finished() && current_config().stats > 0) print_stats();
   if (finished() && finished_promise_ != nullptr) {
     const bool outer = scheduler::completing;  // (its continuations run from progress)

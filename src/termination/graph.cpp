@@ -3,6 +3,7 @@
 #include "mailroom/error.hpp"
 #include "mailroom/termination.hpp"
 
+#include "common/trace.hpp"
 #include "transport/transport.hpp"
 
 #include <algorithm>
@@ -128,6 +129,9 @@ bool quiescence::step(transport::collective_context& ctx, bool ready, std::int64
     if (!ctx.test()) return false;
     in_flight_ = false;
     ++waves_;
+    if (MAILROOM_UNLIKELY(detail::trace::g_on))
+      detail::trace::record(detail::trace::builtin().wave, wave_started_,
+                            detail::trace::now() - wave_started_, {waves_, out_[0], out_[1], 0});
     if (prev_[1] >= 0 && prev_[1] == out_[0] && out_[0] == out_[1]) {
       done_ = true;
       return true;
@@ -138,6 +142,7 @@ bool quiescence::step(transport::collective_context& ctx, bool ready, std::int64
   if (!ready) return false;
   in_[0] = sent;
   in_[1] = processed;
+  if (MAILROOM_UNLIKELY(detail::trace::g_on)) wave_started_ = detail::trace::now();
   ctx.start_allreduce_sum(in_, out_, 2);
   in_flight_ = true;
   return false;
