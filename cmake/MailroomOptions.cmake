@@ -2,7 +2,7 @@
 # Warnings, sanitizers and the internal-assert switch shared by every mailroom target.
 add_library(mailroom_options INTERFACE)
 target_compile_options(mailroom_options INTERFACE -Wall -Wextra -Wpedantic -Wshadow)
-# Error messages name the source file relative to the project (src/memory/matrix_market.cpp:438),
+# Error messages name the source file relative to the project (src/matrix/matrix_market.cpp:438),
 # not by the path of the machine that built it.
 target_compile_options(mailroom_options INTERFACE -fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=)
 if(MAILROOM_SANITIZE)

@@ -3,6 +3,9 @@
 #include "common/driver.hpp"
 #include "permute_matrix/permute_matrix.hpp"
 
+#include <mailroom/generators.hpp>
+#include <mailroom/matrix_market.hpp>
+
 namespace mailroom::apps {
 
 namespace {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <mailroom/mailroom.hpp>
+#include <mailroom/sparse_matrix.hpp>
 
 namespace mailroom::apps::permute_matrix {
 

@@ -5,6 +5,8 @@
 #include "common/driver.hpp"
 #include "toposort/toposort.hpp"
 
+#include <mailroom/generators.hpp>
+
 namespace mailroom::apps {
 
 namespace {

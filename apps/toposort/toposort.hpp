@@ -5,6 +5,7 @@
 #pragma once
 
 #include <mailroom/mailroom.hpp>
+#include <mailroom/sparse_matrix.hpp>
 
 #include <span>
 #include <vector>

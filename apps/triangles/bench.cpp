@@ -4,6 +4,9 @@
 #include "common/driver.hpp"
 #include "triangles/triangles.hpp"
 
+#include <mailroom/generators.hpp>
+#include <mailroom/matrix_market.hpp>
+
 #include <algorithm>
 #include <array>
 #include <span>

@@ -11,21 +11,21 @@
 #include "mailroom/future.hpp"
 #include "mailroom/gather.hpp"
 #include "mailroom/join.hpp"
-#include "mailroom/generators.hpp"
-#include "mailroom/matrix_market.hpp"
 #include "mailroom/pe.hpp"
 #include "mailroom/runtime.hpp"
 #include "mailroom/selector.hpp"
 #include "mailroom/simulate.hpp"
-#include "mailroom/sparse_matrix.hpp"
 #include "mailroom/symmetric.hpp"
 #include "mailroom/team.hpp"
 #include "mailroom/termination.hpp"
 
+// Not here: sparse_matrix.hpp, generators.hpp and matrix_market.hpp belong to the library
+// mailroom::matrix (libmailroom_matrix), built on this API; include them and link it to use them.
+
 /// \namespace mailroom
 /// The public API: runtime, actors and selectors, futures and tasks, symmetric memory,
-/// collectives and teams, and the sparse-matrix library built on them. Names in
-/// mailroom::detail are not API.
+/// collectives and teams; and, in the library mailroom::matrix built on them, sparse matrices,
+/// their generators and Matrix Market files. Names in mailroom::detail are not API.
 /// \namespace mailroom::matrix_market
 /// Matrix Market files: parse and format text serially, read and write distributed matrices.
 /// \namespace mailroom::termination

@@ -4,7 +4,10 @@
 // checked against independent properties: degree statistics, brute-force triangle counts, a
 // serial toposort), the permute/transpose references and Matrix Market files. With an argument,
 // the program makes one named mistake instead and must die with the library's message.
+#include <mailroom/generators.hpp>
 #include <mailroom/mailroom.hpp>
+#include <mailroom/matrix_market.hpp>
+#include <mailroom/sparse_matrix.hpp>
 
 #include "mpi_check.hpp"
 

@@ -3,6 +3,7 @@
 // variant of apps/triangles must return exactly kronecker_stars_triangles() on every PE.
 #include "triangles/triangles.hpp"
 
+#include <mailroom/generators.hpp>
 #include <mailroom/mailroom.hpp>
 
 #include <fmt/format.h>

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Built against an installed mailroom: proves the exported target carries includes and MPI.
+// Built against an installed mailroom: proves the exported targets carry includes and MPI, and
+// that mailroom::matrix (a generator, then a gather through the public collectives) links too.
+#include <mailroom/generators.hpp>
 #include <mailroom/mailroom.hpp>
 
 int main(int argc, char** argv) {
@@ -10,5 +12,8 @@ int main(int argc, char** argv) {
   a.send(mailroom::this_pe(), 1);
   a.done();
   a.wait();
-  return got == 42 ? 0 : 1;
+  const auto whole = mailroom::erdos_renyi(100, 4, 7).gather(0);
+  const bool same =
+      mailroom::this_pe().rank() != 0 || whole == mailroom::reference::erdos_renyi(100, 4, 7);
+  return got == 42 && same ? 0 : 1;
 }

@@ -5,6 +5,7 @@
 // sending it `n` messages on the first. Construction and the collectives must keep taking in
 // buffers (a blocking MPI_Comm_dup or MPI_Allreduce there would strand the senders, which wait
 // for PE 0's acknowledgements). Every message must then be handled exactly once.
+#include <mailroom/generators.hpp>
 #include <mailroom/mailroom.hpp>
 
 #include <cstdint>

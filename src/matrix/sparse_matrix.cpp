@@ -3,12 +3,16 @@
 // collectives that move a whole matrix between one PE and all (gather, scatter).
 #include "mailroom/sparse_matrix.hpp"
 
+#include "rooted.hpp"
+
+#include "mailroom/collectives.hpp"
 #include "mailroom/error.hpp"
-#include "transport/transport.hpp"
+#include "mailroom/runtime.hpp"
 
 #include <algorithm>
 #include <climits>
 #include <numeric>
+#include <span>
 #include <utility>
 
 namespace mailroom {
@@ -52,7 +56,7 @@ sparse_matrix::sparse_matrix(std::int64_t rows, std::int64_t cols,
       row_ptr_(std::move(row_ptr)),
       col_idx_(std::move(col_idx)),
       values_(std::move(values)) {
-  const int me = transport::rank(), pes = transport::size();
+  const int me = this_pe().rank(), pes = num_pes();
   MAILROOM_CHECK(rows >= 0 && cols >= 0, "sparse_matrix: dimensions {} x {} must not be negative",
                  rows, cols);
   const std::int64_t lrows = local_rows(rows, me, pes);
@@ -91,34 +95,34 @@ sparse_matrix::sparse_matrix(std::int64_t rows, std::int64_t cols,
   }
 }
 
-std::int64_t sparse_matrix::global_nnz() const { return transport::allreduce_sum(local_nnz()); }
+std::int64_t sparse_matrix::global_nnz() const { return all_reduce(local_nnz(), plus<>{}); }
 
 std::int64_t sparse_matrix::global_row(std::int64_t local) const noexcept {
-  return local * transport::size() + transport::rank();
+  return local * num_pes() + this_pe().rank();
 }
 
 sparse_matrix::serial sparse_matrix::gather(int root) const {
-  const int me = transport::rank(), pes = transport::size();
+  const int me = this_pe().rank(), pes = num_pes();
   MAILROOM_CHECK(root >= 0 && root < pes, "sparse_matrix::gather: root {} is out of range [0, {})",
                  root, pes);
-  MAILROOM_CHECK(transport::allreduce_min(rows_) == transport::allreduce_max(rows_) &&
-                     transport::allreduce_min(cols_) == transport::allreduce_max(cols_),
+  MAILROOM_CHECK(all_reduce(rows_, min<>{}) == all_reduce(rows_, max<>{}) &&
+                     all_reduce(cols_, min<>{}) == all_reduce(cols_, max<>{}),
                  "sparse_matrix::gather: the PEs hold parts of different matrices (this PE's is "
                  "{} x {})",
                  rows_, cols_);
-  const bool any_values = transport::allreduce_max(has_values() ? 1 : 0) == 1;
+  const bool any_values = all_reduce(has_values() ? 1 : 0, max<>{}) == 1;
   MAILROOM_CHECK(!any_values || has_values() || local_nnz() == 0,
                  "sparse_matrix::gather: other PEs' parts have values, this PE's {} nonzeros "
                  "have none",
                  local_nnz());
   check_fits_int(rows_, "sparse_matrix::gather", "rows");
-  check_fits_int(transport::allreduce_sum(local_nnz()), "sparse_matrix::gather", "nonzeros");
+  check_fits_int(all_reduce(local_nnz(), plus<>{}), "sparse_matrix::gather", "nonzeros");
 
   // Row lengths first, then the columns and values, each PE's rows in one block.
   std::vector<std::int64_t> lengths(static_cast<std::size_t>(local_rows()));
   for (std::size_t l = 0; l < lengths.size(); ++l) lengths[l] = row_ptr_[l + 1] - row_ptr_[l];
-  std::vector<int> row_counts, row_displs, nnz_counts(static_cast<std::size_t>(pes)), nnz_displs;
-  transport::gather(static_cast<int>(local_nnz()), nnz_counts.data(), root);
+  std::vector<int> row_counts, row_displs, nnz_displs;
+  std::vector<int> nnz_counts = mailroom::gather(static_cast<int>(local_nnz()), root);
   serial out;
   std::vector<std::int64_t> all_lengths, all_cols;
   std::vector<double> all_values;
@@ -135,13 +139,14 @@ sparse_matrix::serial sparse_matrix::gather(int root) const {
     all_cols.resize(nnz);
     if (any_values) all_values.resize(nnz);
   }
-  transport::gatherv(lengths.data(), static_cast<int>(lengths.size()), all_lengths.data(),
-                     row_counts.data(), row_displs.data(), sizeof(std::int64_t), root);
-  transport::gatherv(col_idx_.data(), static_cast<int>(local_nnz()), all_cols.data(),
-                     nnz_counts.data(), nnz_displs.data(), sizeof(std::int64_t), root);
+  using matrix_detail::gather_v;
+  gather_v(std::span<const std::int64_t>(lengths), std::span<std::int64_t>(all_lengths),
+           std::span<const int>(row_counts), std::span<const int>(row_displs), root);
+  gather_v(std::span<const std::int64_t>(col_idx_), std::span<std::int64_t>(all_cols),
+           std::span<const int>(nnz_counts), std::span<const int>(nnz_displs), root);
   if (any_values)
-    transport::gatherv(values_.data(), static_cast<int>(values_.size()), all_values.data(),
-                       nnz_counts.data(), nnz_displs.data(), sizeof(double), root);
+    gather_v(std::span<const double>(values_), std::span<double>(all_values),
+             std::span<const int>(nnz_counts), std::span<const int>(nnz_displs), root);
   if (me != root) return out;
 
   // Interleave: global row r is row r / P of PE r % P, whose rows arrive in order.
@@ -169,7 +174,7 @@ sparse_matrix::serial sparse_matrix::gather(int root) const {
 }
 
 sparse_matrix sparse_matrix::scatter(const serial& whole, int root) {
-  const int me = transport::rank(), pes = transport::size();
+  const int me = this_pe().rank(), pes = num_pes();
   MAILROOM_CHECK(root >= 0 && root < pes, "sparse_matrix::scatter: root {} is out of range [0, {})",
                  root, pes);
   // rows, cols, has values, nonzeros: known on root only until broadcast.
@@ -194,7 +199,7 @@ sparse_matrix sparse_matrix::scatter(const serial& whole, int root) {
                    "sparse_matrix::scatter: {} values for {} column indices", whole.values.size(),
                    whole.col_idx.size());
   }
-  transport::broadcast(head, sizeof head, root);
+  broadcast(std::span<std::int64_t>(head), root);
   const std::int64_t rows = head[0], cols = head[1];
   const bool values = head[2] != 0;
   check_fits_int(rows, "sparse_matrix::scatter", "rows");
@@ -235,17 +240,22 @@ sparse_matrix sparse_matrix::scatter(const serial& whole, int root) {
     }
   }
   const std::int64_t lrows = local_rows(rows, me, pes);
-  const int lnnz = transport::scatter(nnz_counts.data(), root);
+  // This PE's nonzeros: root's count for it (MPI_Scatter as an all_to_all whose blocks from the
+  // other PEs are zero).
+  std::vector<int> counts_out(static_cast<std::size_t>(pes), 0);
+  if (me == root) counts_out = nnz_counts;
+  const int lnnz = all_to_all(std::span<const int>(counts_out))[static_cast<std::size_t>(root)];
   std::vector<std::int64_t> lengths(static_cast<std::size_t>(lrows));
   std::vector<std::int64_t> col_idx(static_cast<std::size_t>(lnnz));
   std::vector<double> vals(values ? static_cast<std::size_t>(lnnz) : 0);
-  transport::scatterv(send_lengths.data(), row_counts.data(), row_displs.data(), lengths.data(),
-                      static_cast<int>(lrows), sizeof(std::int64_t), root);
-  transport::scatterv(send_cols.data(), nnz_counts.data(), nnz_displs.data(), col_idx.data(), lnnz,
-                      sizeof(std::int64_t), root);
+  using matrix_detail::scatter_v;
+  scatter_v(std::span<const std::int64_t>(send_lengths), std::span<const int>(row_counts),
+            std::span<const int>(row_displs), std::span<std::int64_t>(lengths), root);
+  scatter_v(std::span<const std::int64_t>(send_cols), std::span<const int>(nnz_counts),
+            std::span<const int>(nnz_displs), std::span<std::int64_t>(col_idx), root);
   if (values)
-    transport::scatterv(send_values.data(), nnz_counts.data(), nnz_displs.data(), vals.data(), lnnz,
-                        sizeof(double), root);
+    scatter_v(std::span<const double>(send_values), std::span<const int>(nnz_counts),
+              std::span<const int>(nnz_displs), std::span<double>(vals), root);
   std::vector<std::int64_t> row_ptr(static_cast<std::size_t>(lrows) + 1, 0);
   std::partial_sum(lengths.begin(), lengths.end(), row_ptr.begin() + 1);
   return sparse_matrix(rows, cols, std::move(row_ptr), std::move(col_idx), std::move(vals));

@@ -5,13 +5,15 @@
 // serial references share the very same code.
 #include "mailroom/generators.hpp"
 
+#include "mailroom/collectives.hpp"
 #include "mailroom/error.hpp"
-#include "transport/transport.hpp"
+#include "mailroom/runtime.hpp"
 
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <numeric>
+#include <span>
 #include <utility>
 
 namespace mailroom {
@@ -60,7 +62,7 @@ class stream {
 // The rows this PE owns, each made by row(global_row, out) appending its sorted columns.
 template <class RowFn>
 sparse_matrix build_local(std::int64_t rows, std::int64_t cols, RowFn&& row) {
-  const int me = transport::rank(), pes = transport::size();
+  const int me = this_pe().rank(), pes = num_pes();
   const std::int64_t lrows = sparse_matrix::local_rows(rows, me, pes);
   std::vector<std::int64_t> row_ptr{0}, col_idx;
   row_ptr.reserve(static_cast<std::size_t>(lrows) + 1);
@@ -191,7 +193,7 @@ void kronecker_row(const star_product& k, std::int64_t v, std::vector<std::int64
 // order, each group in its sender's order.
 template <class T, class Dest>
 std::vector<T> exchange(const std::vector<T>& items, Dest&& dest, const char* call) {
-  const int pes = transport::size();
+  const int pes = num_pes();
   std::vector<std::int64_t> count(static_cast<std::size_t>(pes), 0);
   std::vector<int> to(items.size());
   for (std::size_t k = 0; k < items.size(); ++k) {
@@ -210,7 +212,7 @@ std::vector<T> exchange(const std::vector<T>& items, Dest&& dest, const char* ca
   std::vector<int> at = send_displs;
   for (std::size_t k = 0; k < items.size(); ++k)
     send[static_cast<std::size_t>(at[static_cast<std::size_t>(to[k])]++)] = items[k];
-  transport::alltoall(send_counts.data(), recv_counts.data());
+  recv_counts = all_to_all(std::span<const int>(send_counts));
   std::int64_t total = 0;
   for (std::size_t p = 0; p < count.size(); ++p) {
     MAILROOM_CHECK(total + recv_counts[p] <= INT_MAX, "{}: more than {} items arrive at one PE",
@@ -219,8 +221,9 @@ std::vector<T> exchange(const std::vector<T>& items, Dest&& dest, const char* ca
     total += recv_counts[p];
   }
   std::vector<T> recv(static_cast<std::size_t>(total));
-  transport::alltoallv(send.data(), send_counts.data(), send_displs.data(), recv.data(),
-                       recv_counts.data(), recv_displs.data(), sizeof(T));
+  all_to_all_v(std::span<const T>(send), std::span<const int>(send_counts),
+               std::span<const int>(send_displs), std::span<T>(recv),
+               std::span<const int>(recv_counts), std::span<const int>(recv_displs));
   return recv;
 }
 
@@ -229,7 +232,7 @@ std::vector<T> exchange(const std::vector<T>& items, Dest&& dest, const char* ca
 // index). Collective.
 void check_permutation(const std::vector<std::int64_t>& perm, std::int64_t n, const char* call,
                        const char* name) {
-  const int me = transport::rank(), pes = transport::size();
+  const int me = this_pe().rank(), pes = num_pes();
   MAILROOM_CHECK(static_cast<std::int64_t>(perm.size()) == sparse_matrix::local_rows(n, me, pes),
                  "{}: this PE holds {} entries of {}, expected {} (its cyclic share of {})", call,
                  perm.size(), name, sparse_matrix::local_rows(n, me, pes), n);
@@ -252,7 +255,7 @@ void check_permutation(const std::vector<std::int64_t>& perm, std::int64_t n, co
 // (this PE's share) at that index. Collective.
 std::vector<std::int64_t> fetch(const std::vector<std::int64_t>& array,
                                 const std::vector<std::int64_t>& index, const char* call) {
-  const int me = transport::rank(), pes = transport::size();
+  const int me = this_pe().rank(), pes = num_pes();
   // A request names its asker and its position there; the reply is the request sent back with
   // the element in place of the index.
   struct request {
@@ -305,8 +308,8 @@ csr to_csr(std::vector<entry> entries, std::int64_t slots, bool values, Slot&& s
 // The matrix made of `entries`, all in rows this PE owns.
 sparse_matrix assemble(std::int64_t rows, std::int64_t cols, std::vector<entry> entries,
                        bool values) {
-  const int pes = transport::size();
-  auto c = to_csr(std::move(entries), sparse_matrix::local_rows(rows, transport::rank(), pes),
+  const int pes = num_pes();
+  auto c = to_csr(std::move(entries), sparse_matrix::local_rows(rows, this_pe().rank(), pes),
                   values, [pes](std::int64_t row) { return row / pes; });
   return sparse_matrix(rows, cols, std::move(c.row_ptr), std::move(c.col_idx), std::move(c.values));
 }
@@ -387,7 +390,7 @@ std::int64_t kronecker_stars_triangles(const std::vector<std::int64_t>& stars) {
 
 std::vector<std::int64_t> random_permutation(std::int64_t n, std::uint64_t seed) {
   MAILROOM_CHECK(n >= 0, "random_permutation: n = {} must not be negative", n);
-  const int me = transport::rank(), pes = transport::size();
+  const int me = this_pe().rank(), pes = num_pes();
   // Every value gets a random key; the permutation lists the values by (key, value). Keys split
   // evenly into P ranges, one per PE, so that PE p sorts the p-th part of the order.
   struct keyed {
@@ -409,7 +412,8 @@ std::vector<std::int64_t> random_permutation(std::int64_t n, std::uint64_t seed)
     return a.key != b.key ? a.key < b.key : a.value < b.value;
   });
   // Position of each value in the order, then to the PE that owns that position.
-  const std::int64_t first = transport::exscan_sum(static_cast<std::int64_t>(part.size()));
+  const std::int64_t first =
+      exclusive_scan(static_cast<std::int64_t>(part.size()), std::int64_t{0}, plus<>{});
   struct placed {
     std::int64_t position, value;
   };
@@ -433,10 +437,10 @@ sparse_matrix permuted_upper_triangular(std::int64_t n, double nnz_per_row, std:
 
 sparse_matrix permute(const sparse_matrix& a, const std::vector<std::int64_t>& row_perm,
                       const std::vector<std::int64_t>& col_perm) {
-  const int pes = transport::size();
+  const int pes = num_pes();
   check_permutation(row_perm, a.rows(), "permute", "row_perm");
   check_permutation(col_perm, a.cols(), "permute", "col_perm");
-  const bool values = transport::allreduce_max(a.has_values() ? 1 : 0) == 1;
+  const bool values = all_reduce(a.has_values() ? 1 : 0, max<>{}) == 1;
   const auto new_cols = fetch(col_perm, a.col_idx(), "permute");
   std::vector<entry> moved(a.col_idx().size());
   for (std::int64_t l = 0; l < a.local_rows(); ++l) {
@@ -452,8 +456,8 @@ sparse_matrix permute(const sparse_matrix& a, const std::vector<std::int64_t>& r
 }
 
 sparse_matrix transpose(const sparse_matrix& a) {
-  const int pes = transport::size();
-  const bool values = transport::allreduce_max(a.has_values() ? 1 : 0) == 1;
+  const int pes = num_pes();
+  const bool values = all_reduce(a.has_values() ? 1 : 0, max<>{}) == 1;
   std::vector<entry> moved;
   moved.reserve(a.col_idx().size());
   for (std::int64_t l = 0; l < a.local_rows(); ++l) {

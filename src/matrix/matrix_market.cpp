@@ -4,7 +4,7 @@
 #include "mailroom/matrix_market.hpp"
 
 #include "mailroom/error.hpp"
-#include "transport/transport.hpp"
+#include "mailroom/runtime.hpp"
 
 #include <fmt/format.h>
 
@@ -427,7 +427,7 @@ std::string format(const sparse_matrix::serial& m) {
 
 sparse_matrix read(const std::string& path) {
   sparse_matrix::serial whole;
-  if (transport::rank() == 0) {
+  if (this_pe().rank() == 0) {
     std::ifstream in(path, std::ios::binary);
     MAILROOM_CHECK(in.good(), "{}: cannot open the Matrix Market file: {}", path,
                    std::strerror(errno));
@@ -444,7 +444,7 @@ sparse_matrix read(const std::string& path) {
 
 void write(const std::string& path, const sparse_matrix& m) {
   const auto whole = m.gather(0);
-  if (transport::rank() == 0) {
+  if (this_pe().rank() == 0) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     MAILROOM_CHECK(out.good(), "{}: cannot create the Matrix Market file: {}", path,
                    std::strerror(errno));
@@ -454,7 +454,7 @@ void write(const std::string& path, const sparse_matrix& m) {
     MAILROOM_CHECK(!out.fail(), "{}: cannot write the Matrix Market file: {}", path,
                    std::strerror(errno));
   }
-  transport::barrier();  // the file is complete before any PE returns
+  mailroom::barrier();  // the file is complete before any PE returns
 }
 
 }  // namespace mailroom::matrix_market
