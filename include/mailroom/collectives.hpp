@@ -186,7 +186,7 @@ future<void> start_all_to_all(const team& t, const void* in, void* out, std::siz
 /// elements that arrive (by source).
 future<void> start_all_to_all_v(const team& t, const void* send, std::span<const int> counts,
                                 std::span<const int> displs, std::size_t elem_bytes,
-                                std::function<void*(std::size_t)> out, bool wait);
+                                const std::function<void*(std::size_t)>& out, bool wait);
 /// MPI_Alltoallv itself: both sides' counts and displacements given.
 future<void> start_all_to_all_v(const team& t, const void* send, const int* send_counts,
                                 const int* send_displs, void* recv, const int* recv_counts,

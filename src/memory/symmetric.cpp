@@ -83,6 +83,8 @@ void trim() noexcept {
 // shared-memory object `fd`, or private memory when there is none.
 bool map_at(std::uintptr_t addr, std::size_t bytes, int fd) {
   const int kind = fd >= 0 ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS;
+  // (The heap is mapped at an address agreed by the PEs: an integer by nature.)
+  // NOLINTNEXTLINE(performance-no-int-to-ptr)
   void* p = mmap(reinterpret_cast<void*>(addr), bytes, PROT_READ | PROT_WRITE,
                  kind | MAP_NORESERVE | MAP_FIXED_NOREPLACE, fd, 0);
   if (p == MAP_FAILED) return false;
@@ -236,13 +238,13 @@ void symmetric_start(std::size_t bytes) {
   for (std::uintptr_t a : candidates) {
     const bool ok = map_at(a, bytes, fd);
     if (transport::allreduce_min(ok ? 1 : 0) == 1) {
-      g_base = reinterpret_cast<std::byte*>(a);
+      g_base = reinterpret_cast<std::byte*>(a);  // NOLINT(performance-no-int-to-ptr)
       g_reserved = bytes;
       g_top = 0;
       map_node_heaps(job, shared, fd);
       return;
     }
-    if (ok) munmap(reinterpret_cast<void*>(a), bytes);
+    if (ok) munmap(reinterpret_cast<void*>(a), bytes);  // NOLINT(performance-no-int-to-ptr)
   }
   fail_unlinking(job, fd, "no address range of {} bytes is free on every PE for the symmetric "
                  "heap (tried {} candidates; lower MAILROOM_SYMMETRIC_HEAP_BYTES)",

@@ -86,7 +86,7 @@ future<void> start_all_to_all(const team& t, const void* in, void* out, std::siz
 
 future<void> start_all_to_all_v(const team& t, const void* send, std::span<const int> counts,
                                 std::span<const int> displs, std::size_t elem_bytes,
-                                std::function<void*(std::size_t)> out, bool wait) {
+                                const std::function<void*(std::size_t)>& out, bool wait) {
   const auto n = static_cast<std::size_t>(t.size());
   MAILROOM_CHECK(counts.size() == n && (displs.empty() || displs.size() == n),
                  "all_to_all_v: {} counts and {} displacements for a team of {}", counts.size(),

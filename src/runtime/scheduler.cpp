@@ -694,13 +694,13 @@ void selector_core::receives_from(std::uint64_t upstream, source_location where)
       if (std::find(into_s.begin(), into_s.end(), this) != into_s.end())
         path.push_back(const_cast<selector_core*>(s));  // (the live selectors are ours)
     }
-    form_ring(std::move(path));
+    form_ring(path);
   }
   if (std::find(feeders_.begin(), feeders_.end(), upstream) == feeders_.end())
     feeders_.push_back(upstream);
 }
 
-void selector_core::form_ring(std::vector<selector_core*> path) {
+void selector_core::form_ring(const std::vector<selector_core*>& path) {
   // With the rings its members are already in: they all terminate together now.
   std::vector<selector_core*> members;
   const auto add = [&](selector_core* s) {

@@ -20,6 +20,7 @@ class callback {
   callback() noexcept = default;
   template <class F>
     requires(!std::is_same_v<std::decay_t<F>, callback> && std::is_invocable_v<std::decay_t<F>&>)
+  // NOLINTNEXTLINE(bugprone-forwarding-reference-overload): the requires-clause excludes callback
   callback(F&& f) {  // NOLINT(google-explicit-constructor): as std::function's
     using D = std::decay_t<F>;
     if constexpr (fits<D>) {

@@ -520,7 +520,7 @@ class conveyor_core {
     const run_state& rs = ln.rs;
     std::byte* out = f.buf + f.used();
     for (std::uint32_t j = 0; j < rs.varying; ++j)
-      std::memcpy(out + 8 * j, word_ptr(words, rs.pos[j]), 8);
+      std::memcpy(out + std::size_t{8} * j, word_ptr(words, rs.pos[j]), 8);
     f.add(8 * rs.varying, 1);
   }
   // Opens a run of push_delta records whose constant words are those of `words`, closing the

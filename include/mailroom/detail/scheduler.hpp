@@ -297,7 +297,7 @@ class selector_core {
   void finish_component(std::size_t c);
   /// Forms (or joins) the ring that the edge upstream -> this closes; `path` holds the
   /// selectors on the cycle.
-  void form_ring(std::vector<selector_core*> path);
+  void form_ring(const std::vector<selector_core*>& path);
   /// The first selector that feeds this one and has not terminated here (null: none).
   [[nodiscard]] const selector_core* feeder_running() const noexcept;
   bool staged_waiting(std::size_t c) const noexcept;
