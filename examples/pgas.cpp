@@ -22,10 +22,11 @@ int main(int argc, char** argv) {
   const int me = mr::this_pe().rank();
   std::mt19937_64 rng(static_cast<std::uint64_t>(me) + 1);
   std::vector<std::int64_t> index(static_cast<std::size_t>(n));
-  for (auto& g : index) g = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(T_per_pe * P));
+  for (auto& g : index)
+    g = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(T_per_pe * P));
   const auto value_of = [](std::int64_t g) { return 3 * g + 1; };
 
-  auto table = mr::symmetric_array<std::int64_t>(T_per_pe);   // same address on every PE
+  auto table = mr::symmetric_array<std::int64_t>(T_per_pe);  // same address on every PE
   for (std::int64_t i = 0; i < T_per_pe; ++i) table[i] = value_of(i * P + me);
   auto counts = mr::symmetric_array<std::int64_t>(T_per_pe);
   for (std::int64_t i = 0; i < T_per_pe; ++i) counts[i] = 0;
@@ -33,8 +34,8 @@ int main(int argc, char** argv) {
 
   std::int64_t bad = 0;
   for (std::int64_t g : index) {
-    std::int64_t v = table.get(mr::pe(g % P), g / P);           // one-sided: a load within a node,
-    counts.add(mr::pe(g % P), g / P, 1);                        // MPI across nodes; atomics too
+    std::int64_t v = table.get(mr::pe(g % P), g / P);  // one-sided: a load within a node,
+    counts.add(mr::pe(g % P), g / P, 1);               // MPI across nodes; atomics too
     bad += v != value_of(g);
   }
   // Every read of this PE, aggregated through actor messages, as a future; a reduction beside it.
@@ -42,19 +43,20 @@ int main(int argc, char** argv) {
   mr::future<void> reads = mr::gather_async(table, std::span<const std::int64_t>(index),
                                             std::span<std::int64_t>(fetched));
   mr::future<std::int64_t> total = mr::all_reduce_async(n, mr::plus<>{});
-  mr::when_all(reads, total).wait();   // runs handlers while it waits
+  mr::when_all(reads, total).wait();  // runs handlers while it waits
   for (std::int64_t k = 0; k < n; ++k) bad += fetched[k] != value_of(index[k]);
-  mr::barrier();                        // every PE's increments are in
+  mr::barrier();  // every PE's increments are in
 
   std::int64_t counted = 0;
   for (std::int64_t i = 0; i < T_per_pe; ++i) counted += counts[i];
   const std::int64_t all_bad = mr::all_reduce(bad), all_counted = mr::all_reduce(counted);
   const bool ok = all_bad == 0 && all_counted == total.get() && total.get() == n * P;
   if (me == 0)
-    std::printf("pgas: %lld PEs, %lld reads per PE: %lld wrong values, %lld of %lld increments: "
-                "%s\n",
-                static_cast<long long>(P), static_cast<long long>(n),
-                static_cast<long long>(all_bad), static_cast<long long>(all_counted),
-                static_cast<long long>(n * P), ok ? "PASSED" : "FAILED");
+    std::printf(
+        "pgas: %lld PEs, %lld reads per PE: %lld wrong values, %lld of %lld increments: "
+        "%s\n",
+        static_cast<long long>(P), static_cast<long long>(n), static_cast<long long>(all_bad),
+        static_cast<long long>(all_counted), static_cast<long long>(n * P),
+        ok ? "PASSED" : "FAILED");
   return ok ? 0 : 1;
 }

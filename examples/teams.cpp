@@ -19,9 +19,9 @@ int main(int argc, char** argv) {
   const std::int64_t x = 1 + me;
   std::int64_t sum = 0;
   {
-    auto grid = mr::split_grid(columns);                       // this PE's row and column teams
+    auto grid = mr::split_grid(columns);  // this PE's row and column teams
     mr::actor<std::int64_t> row(grid.row, [&](std::int64_t v) { sum += v; });
-    for (int r = 0; r < grid.row.size(); ++r) row.send(mr::pe(r), x);   // member r of the row
+    for (int r = 0; r < grid.row.size(); ++r) row.send(mr::pe(r), x);  // member r of the row
     row.done();
     row.wait();
     auto column_total = mr::all_reduce(sum, mr::plus<>{}, grid.column);
@@ -30,9 +30,9 @@ int main(int argc, char** argv) {
     const std::int64_t all = mr::all_reduce(grid.column.rank() == 0 ? column_total : 0);
     const bool ok = all == job * columns;
     if (me == 0)
-      std::printf("teams: %d PEs in rows of %d: column totals add up to %lld (want %lld): %s\n",
-                  P, columns, static_cast<long long>(all),
-                  static_cast<long long>(job * columns), ok ? "PASSED" : "FAILED");
+      std::printf("teams: %d PEs in rows of %d: column totals add up to %lld (want %lld): %s\n", P,
+                  columns, static_cast<long long>(all), static_cast<long long>(job * columns),
+                  ok ? "PASSED" : "FAILED");
     if (!ok) return 1;
   }
   return 0;

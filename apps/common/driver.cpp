@@ -49,7 +49,7 @@ struct variant_result {
   std::string name;
   std::vector<double> seconds;  // slowest PE, per repetition
   bool passed = true;
-  statistics traffic;           // this PE's, summed over the repetitions
+  statistics traffic;  // this PE's, summed over the repetitions
   [[nodiscard]] double median() const {
     auto s = seconds;
     std::sort(s.begin(), s.end());
@@ -169,25 +169,27 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
     const traffic_summary& t = traffic[i];
     json v = {{"name", r.name}, {"check", r.passed ? "PASSED" : "FAILED"}, {"seconds", r.seconds}};
     // mailroom's counters per repetition, all PEs (links[i][j]: messages from PE i to PE j).
-    v["traffic"] = {{"messages", t.messages},
-                    {"bytes", t.bytes},
-                    {"buffers", t.buffers},
-                    {"idle_flushed_messages", t.idle_flushed},
-                    {"forwarded_messages", t.forwarded},
-                    {"network", {{"buffers", t.network_buffers},
-                                 {"bytes", t.network_bytes},
-                                 {"mean_payload_bytes",
-                                  t.network_buffers > 0 ? static_cast<double>(t.network_bytes) /
-                                                              static_cast<double>(t.network_buffers)
-                                                        : 0.0}}},
-                    {"mean_fill", t.mean_fill},
-                    {"credit_wait_s_max_pe", t.credit_wait_s_max_pe}};
+    v["traffic"] = {
+        {"messages", t.messages},
+        {"bytes", t.bytes},
+        {"buffers", t.buffers},
+        {"idle_flushed_messages", t.idle_flushed},
+        {"forwarded_messages", t.forwarded},
+        {"network",
+         {{"buffers", t.network_buffers},
+          {"bytes", t.network_bytes},
+          {"mean_payload_bytes", t.network_buffers > 0 ? static_cast<double>(t.network_bytes) /
+                                                             static_cast<double>(t.network_buffers)
+                                                       : 0.0}}},
+        {"mean_fill", t.mean_fill},
+        {"credit_wait_s_max_pe", t.credit_wait_s_max_pe}};
     if (!t.links.empty()) {
       json links = json::array();
       const auto P = static_cast<std::size_t>(num_pes());
       for (std::size_t p = 0; p < P; ++p)
-        links.push_back(std::vector<std::int64_t>(t.links.begin() + static_cast<std::ptrdiff_t>(p * P),
-                                                  t.links.begin() + static_cast<std::ptrdiff_t>((p + 1) * P)));
+        links.push_back(
+            std::vector<std::int64_t>(t.links.begin() + static_cast<std::ptrdiff_t>(p * P),
+                                      t.links.begin() + static_cast<std::ptrdiff_t>((p + 1) * P)));
       v["traffic"]["links"] = links;
     }
     if (r.passed) {
@@ -239,16 +241,13 @@ void print_table(const app_info& app, const sizes& sz, const std::vector<variant
   for (std::size_t i = 0; i < results.size() && i < traffic.size(); ++i) {
     const traffic_summary& t = traffic[i];
     if (t.network_buffers == 0) continue;
-    net += fmt::format("{}{} {:.1f} x {:.0f} B", net.empty() ? "" : ", ", results[i].name,
-                       static_cast<double>(t.network_buffers) / num_pes(),
-                       static_cast<double>(t.network_bytes) /
-                           static_cast<double>(t.network_buffers));
+    net +=
+        fmt::format("{}{} {:.1f} x {:.0f} B", net.empty() ? "" : ", ", results[i].name,
+                    static_cast<double>(t.network_buffers) / num_pes(),
+                    static_cast<double>(t.network_bytes) / static_cast<double>(t.network_buffers));
   }
-  if (!net.empty())
-    fmt::print("network buffers per PE x mean payload (to other nodes): {}\n", net);
-  if (simulated())
-    fmt::print("{}: the times are its clock, not this computer's\n",
-               mpi_library());
+  if (!net.empty()) fmt::print("network buffers per PE x mean payload (to other nodes): {}\n", net);
+  if (simulated()) fmt::print("{}: the times are its clock, not this computer's\n", mpi_library());
   std::fflush(stdout);
 }
 
@@ -260,7 +259,7 @@ int run_driver(int argc, char** argv) {
   // Apps are registered here once all their variants exist and pass their checks.
   const std::vector<app_info> apps = {
       histogram_app(), index_gather_app(), permute_matrix_app(), transpose_matrix_app(),
-      randperm_app(),  toposort_app(),     triangles_app(),        reductions_app()};
+      randperm_app(),  toposort_app(),     triangles_app(),      reductions_app()};
 
   CLI::App cli{
       "mailroom-bench: the Bale mini-apps in every variant, timed and checked.\n"
@@ -341,8 +340,8 @@ int run_driver(int argc, char** argv) {
   sz.seed = st.seed;
   for (const auto& o : app->options) {
     const auto given = subs[app->name]->get_option("--" + o.name);
-    sz.options[o.name] = given->count() > 0 ? st.options[o.name]
-                                            : (st.quick ? o.quick_value : o.default_value);
+    sz.options[o.name] =
+        given->count() > 0 ? st.options[o.name] : (st.quick ? o.quick_value : o.default_value);
   }
   // Refuse sizes this machine cannot hold before allocating them.
   const double need =
@@ -391,8 +390,7 @@ int run_driver(int argc, char** argv) {
   }
   trips.after_s = round_trip_seconds();
   const std::int64_t rss = all_reduce(peak_rss_bytes(), max<>{});
-  const auto pool = all_reduce(
-      static_cast<std::int64_t>(aggregation().peak_pool_bytes), max<>{});
+  const auto pool = all_reduce(static_cast<std::int64_t>(aggregation().peak_pool_bytes), max<>{});
   const std::vector<traffic_summary> traffic = summarise_traffic(results, st.reps);
   if (root) {
     print_table(*app, sz, results, st.reps, traffic);
@@ -402,9 +400,10 @@ int run_driver(int argc, char** argv) {
         static_cast<double>(rss) / (1 << 20), static_cast<double>(pool) / (1 << 20),
         static_cast<double>(current_config().budget_bytes) / (1 << 20));
     if (num_pes() > 1)
-      fmt::print("round trip PE 0 <-> PE {}: {:.2f} us before, {:.2f} us after (compare runs "
-                 "whose round trips agree)\n",
-                 num_pes() - 1, trips.before_s * 1e6, trips.after_s * 1e6);
+      fmt::print(
+          "round trip PE 0 <-> PE {}: {:.2f} us before, {:.2f} us after (compare runs "
+          "whose round trips agree)\n",
+          num_pes() - 1, trips.before_s * 1e6, trips.after_s * 1e6);
     if (!st.json.empty()) write_json(st, *app, sz, results, rss, pool, trips, traffic);
   }
   bench.reset();

@@ -5,8 +5,8 @@
 
 #include <mailroom/plan.hpp>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -32,8 +32,7 @@ int run_plan(int argc, char** argv) {
   int pes = 0, per_node = 1, mailboxes = 1;
   std::string json_file;
   cli.add_option("-P,--pes", pes, "PEs in the job")->required()->check(CLI::Range(1, 1 << 24));
-  cli.add_option("--per-node", per_node, "PEs per node (default 1)")
-      ->check(CLI::Range(1, 1 << 16));
+  cli.add_option("--per-node", per_node, "PEs per node (default 1)")->check(CLI::Range(1, 1 << 16));
   cli.add_option("--mailboxes", mailboxes, "typed mailboxes alive at once (default 1)")
       ->check(CLI::Range(1, 1024));
   cli.add_option("--json", json_file, "also write the plan as JSON to this file");
@@ -53,13 +52,14 @@ int run_plan(int argc, char** argv) {
   const std::vector<routing_plan>& plans = plan.routings;
   const routing chosen = plan.automatic;
 
-  fmt::print("plan: {} PEs, {} per node ({} nodes), {} typed mailboxes; buffers of {} bytes "
-             "between nodes, 1 credit per mailbox and {} in the link pool per lane to another "
-             "node; shared pool of {} slots of {} bytes per PE, {} credits per lane in the "
-             "node; budget {} MiB; auto is {}\n",
-             pes, per_node, nodes, mailboxes, plan.buffer_bytes, cfg.link_credits,
-             plan.pool_slots, plan.node_buffer_bytes, plan.node_credits, mib(cfg.budget_bytes),
-             routing_name(static_cast<std::uint64_t>(chosen)));
+  fmt::print(
+      "plan: {} PEs, {} per node ({} nodes), {} typed mailboxes; buffers of {} bytes "
+      "between nodes, 1 credit per mailbox and {} in the link pool per lane to another "
+      "node; shared pool of {} slots of {} bytes per PE, {} credits per lane in the "
+      "node; budget {} MiB; auto is {}\n",
+      pes, per_node, nodes, mailboxes, plan.buffer_bytes, cfg.link_credits, plan.pool_slots,
+      plan.node_buffer_bytes, plan.node_credits, mib(cfg.budget_bytes),
+      routing_name(static_cast<std::uint64_t>(chosen)));
   fmt::print("{:<8} {:>7} {:>6} {:>8} {:>8} {:>7} {:>9} {:>11} {:>8} {:>8} {:>10} {:>9}  {}\n",
              "routing", "network", "lanes", "links in", "in slots", "credits", "link pool",
              "buffers MiB", "shm MiB", "recv MiB", "tables MiB", "total MiB", "fits");
@@ -74,14 +74,11 @@ int run_plan(int argc, char** argv) {
     j["per_node"] = per_node;
     j["nodes"] = nodes;
     j["mailboxes"] = mailboxes;
-    j["config"] = {{"buffer_bytes", cfg.buffer_bytes},
-                   {"credits", cfg.credits},
-                   {"link_credits", cfg.link_credits},
-                   {"budget_bytes", cfg.budget_bytes},
-                   {"shared_slots", cfg.shared_slots},
-                   {"node_buffer_bytes", plan.node_buffer_bytes},
-                   {"node_credits", plan.node_credits},
-                   {"pool_slots", plan.pool_slots}};
+    j["config"] = {
+        {"buffer_bytes", cfg.buffer_bytes},  {"credits", cfg.credits},
+        {"link_credits", cfg.link_credits},  {"budget_bytes", cfg.budget_bytes},
+        {"shared_slots", cfg.shared_slots},  {"node_buffer_bytes", plan.node_buffer_bytes},
+        {"node_credits", plan.node_credits}, {"pool_slots", plan.pool_slots}};
     j["auto"] = routing_name(static_cast<std::uint64_t>(chosen));
     for (const auto& p : plans)
       j["routings"][p.name] = {{"network_peers_per_pe", p.network_peers},

@@ -30,20 +30,25 @@ sparse_matrix naive(const problem& pb) {
   auto cperm = symmetric_copy(pb.col_perm);
   auto fill = symmetric_copy(std::vector<std::int64_t>(ptr.begin(), ptr.end() - 1));
   auto cols = symmetric_copy(std::vector<std::int64_t>(static_cast<std::size_t>(ptr.back())));
-  auto vals = symmetric_copy(std::vector<double>(valued ? static_cast<std::size_t>(ptr.back()) : 0));
+  auto vals =
+      symmetric_copy(std::vector<double>(valued ? static_cast<std::size_t>(ptr.back()) : 0));
   barrier();
   for (std::size_t l = 0; l < n; ++l)
     for (std::int64_t k = a.row_ptr()[l]; k < a.row_ptr()[l + 1]; ++k) {
       const std::int64_t j = a.col_idx()[k], r = pb.row_perm[l];
       const std::int64_t c = cperm.get(pe(j % P), static_cast<std::size_t>(j / P));
       const pe owner(r % P);
-      const auto at = static_cast<std::size_t>(fill.fetch_add(owner, static_cast<std::size_t>(r / P), 1));
+      const auto at =
+          static_cast<std::size_t>(fill.fetch_add(owner, static_cast<std::size_t>(r / P), 1));
       cols.put(owner, at, c);
       if (valued) vals.put(owner, at, a.values()[k]);
     }
   barrier();
   const auto nnz = static_cast<std::ptrdiff_t>(ptr.back());
-  return {a.rows(), a.cols(), std::move(ptr), {cols.begin(), cols.begin() + nnz},
+  return {a.rows(),
+          a.cols(),
+          std::move(ptr),
+          {cols.begin(), cols.begin() + nnz},
           valued ? std::vector<double>(vals.begin(), vals.begin() + nnz) : std::vector<double>()};
 }
 

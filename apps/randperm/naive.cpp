@@ -11,7 +11,8 @@ std::vector<std::int64_t> naive(std::int64_t n_per_pe, std::uint64_t seed) {
   const std::int64_t slots = 2 * n_per_pe * P;
   const auto slot = [=](std::int64_t d) { return slot_of(d, seed, slots); };
   const symmetric_scope scope;  // frees the array below on return
-  auto target = symmetric_copy(std::vector<std::int64_t>(static_cast<std::size_t>(2 * n_per_pe), -1));
+  auto target =
+      symmetric_copy(std::vector<std::int64_t>(static_cast<std::size_t>(2 * n_per_pe), -1));
   barrier();
   for (std::int64_t k = 0; k < n_per_pe; ++k) {
     for (std::int64_t d = this_pe().rank() * n_per_pe + k; d != -1;) {  // the dart in hand

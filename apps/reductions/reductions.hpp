@@ -16,9 +16,9 @@
 namespace mailroom::apps::reductions {
 
 struct problem {
-  std::int64_t partitions = 1;     ///< k
-  std::vector<std::int64_t> x;     ///< this PE's n elements
-  std::int64_t addend = 0;         ///< what each element's one addition adds
+  std::int64_t partitions = 1;  ///< k
+  std::vector<std::int64_t> x;  ///< this PE's n elements
+  std::int64_t addend = 0;      ///< what each element's one addition adds
   /// Extra additions per element of each partition on this PE (the imbalance; 0: none).
   std::vector<std::int64_t> extra;
   [[nodiscard]] std::size_t begin(std::int64_t part) const {

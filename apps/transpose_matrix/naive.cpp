@@ -25,19 +25,24 @@ sparse_matrix naive(const sparse_matrix& a) {
   std::inclusive_scan(ptr.begin(), ptr.end(), ptr.begin());
   auto fill = symmetric_copy(std::vector<std::int64_t>(ptr.begin(), ptr.end() - 1));
   auto cols = symmetric_copy(std::vector<std::int64_t>(static_cast<std::size_t>(ptr.back())));
-  auto vals = symmetric_copy(std::vector<double>(valued ? static_cast<std::size_t>(ptr.back()) : 0));
+  auto vals =
+      symmetric_copy(std::vector<double>(valued ? static_cast<std::size_t>(ptr.back()) : 0));
   barrier();
   for (std::int64_t l = 0; l < a.local_rows(); ++l)
     for (std::int64_t k = a.row_ptr()[l]; k < a.row_ptr()[l + 1]; ++k) {
       const std::int64_t j = a.col_idx()[k];
       const pe owner(j % P);
-      const auto at = static_cast<std::size_t>(fill.fetch_add(owner, static_cast<std::size_t>(j / P), 1));
+      const auto at =
+          static_cast<std::size_t>(fill.fetch_add(owner, static_cast<std::size_t>(j / P), 1));
       cols.put(owner, at, a.global_row(l));
       if (valued) vals.put(owner, at, a.values()[k]);
     }
   barrier();
   const auto nnz = static_cast<std::ptrdiff_t>(ptr.back());
-  return {a.cols(), a.rows(), std::move(ptr), {cols.begin(), cols.begin() + nnz},
+  return {a.cols(),
+          a.rows(),
+          std::move(ptr),
+          {cols.begin(), cols.begin() + nnz},
           valued ? std::vector<double>(vals.begin(), vals.begin() + nnz) : std::vector<double>()};
 }
 

@@ -27,14 +27,17 @@ std::int64_t concurrent(const sparse_matrix& l) {
       mailroom::concurrent)};
   // Pieces of 32 rows (about 20,000 wedges): a worker between two pieces takes the handlers'
   // tasks waiting, so that no worker is left sending while the other handles everything.
-  parallel_for(std::int64_t{0}, l.local_rows(), [&](std::int64_t r) {
-    const auto row = l.row(r);
-    for (std::size_t a = 1; a < row.size(); ++a) {
-      const pe owner(row[a] % P);
-      const std::int64_t j = row[a] / P;
-      for (std::size_t b = 0; b < a; ++b) wedges.send(owner, query{j, row[b]});
-    }
-  }, std::int64_t{32});
+  parallel_for(
+      std::int64_t{0}, l.local_rows(),
+      [&](std::int64_t r) {
+        const auto row = l.row(r);
+        for (std::size_t a = 1; a < row.size(); ++a) {
+          const pe owner(row[a] % P);
+          const std::int64_t j = row[a] / P;
+          for (std::size_t b = 0; b < a; ++b) wedges.send(owner, query{j, row[b]});
+        }
+      },
+      std::int64_t{32});
   wedges.done();
   wedges.wait();
   std::int64_t mine = 0;

@@ -46,7 +46,8 @@ struct actor_spec<void, void> {
 
 /// An actor: one mailbox of T messages (or of lambda messages when T is void), partitioned over
 /// all PEs. Collective construction; send, done, wait as for a selector.
-template <class T = void, class H = std::conditional_t<std::is_void_v<T>, void, detail::erased_handler<T>>>
+template <class T = void,
+          class H = std::conditional_t<std::is_void_v<T>, void, detail::erased_handler<T>>>
 class actor {
   using spec = typename detail::actor_spec<T, H>::type;
 
@@ -92,8 +93,7 @@ class actor {
   /// Sends a closure to run on PE dest.
   template <class L>
     requires std::is_void_v<T>
-  void send(pe dest, const L& closure,
-            source_location loc = source_location::current()) {
+  void send(pe dest, const L& closure, source_location loc = source_location::current()) {
     sel_.template send<0>(dest, closure, loc);
   }
   /// This PE sends no more to this actor (from outside its handler).

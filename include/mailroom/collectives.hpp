@@ -73,30 +73,30 @@ struct bit_xor {
   /// Returns a ^ b.
   constexpr T operator()(const T& a, const T& b) const { return a ^ b; }
 };
-#define MAILROOM_DEDUCING_OP(name, expr)                                 \
-  template <>                                                            \
-  struct name<void> {                                                    \
-    template <class T>                                                   \
-    constexpr T operator()(const T& a, const T& b) const {               \
-      return expr;                                                       \
-    }                                                                    \
+#define MAILROOM_DEDUCING_OP(name, expr)                   \
+  template <>                                              \
+  struct name<void> {                                      \
+    template <class T>                                     \
+    constexpr T operator()(const T& a, const T& b) const { \
+      return expr;                                         \
+    }                                                      \
   };
 MAILROOM_DEDUCING_OP(plus, a + b)
-MAILROOM_DEDUCING_OP(multiplies, a * b)
+MAILROOM_DEDUCING_OP(multiplies, a* b)
 MAILROOM_DEDUCING_OP(min, b < a ? b : a)
 MAILROOM_DEDUCING_OP(max, a < b ? b : a)
-MAILROOM_DEDUCING_OP(bit_and, a & b)
+MAILROOM_DEDUCING_OP(bit_and, a& b)
 MAILROOM_DEDUCING_OP(bit_or, a | b)
 MAILROOM_DEDUCING_OP(bit_xor, a ^ b)
 #undef MAILROOM_DEDUCING_OP
 
 namespace detail {
 template <class Op, template <class> class Name>
-constexpr bool is_op = std::is_same_v<Op, Name<void>> || std::is_same_v<Op, Name<int>> ||
-                       std::is_same_v<Op, Name<long>> || std::is_same_v<Op, Name<long long>> ||
-                       std::is_same_v<Op, Name<unsigned>> ||
-                       std::is_same_v<Op, Name<unsigned long>> ||
-                       std::is_same_v<Op, Name<double>> || std::is_same_v<Op, Name<float>>;
+constexpr bool is_op =
+    std::is_same_v<Op, Name<void>> || std::is_same_v<Op, Name<int>> ||
+    std::is_same_v<Op, Name<long>> || std::is_same_v<Op, Name<long long>> ||
+    std::is_same_v<Op, Name<unsigned>> || std::is_same_v<Op, Name<unsigned long>> ||
+    std::is_same_v<Op, Name<double>> || std::is_same_v<Op, Name<float>>;
 
 // The operation as MPI knows it, when it does (for this T: bitwise ones on integers only; an
 // operation object with the wrong T spelled out, say plus<int> over doubles, stays custom).
@@ -112,17 +112,17 @@ constexpr reduce_kind kind_of() {
     return reduce_kind::prod;
   if constexpr (std::is_same_v<Own, min<>> || std::is_same_v<Own, min<T>>) return reduce_kind::min;
   if constexpr (std::is_same_v<Own, max<>> || std::is_same_v<Own, max<T>>) return reduce_kind::max;
-  if constexpr (integer && (std::is_same_v<Own, bit_and<>> || std::is_same_v<Own, bit_and<T>> ||
-                            std::is_same_v<Own, std::bit_and<>> ||
-                            std::is_same_v<Own, std::bit_and<T>>))
+  if constexpr (integer &&
+                (std::is_same_v<Own, bit_and<>> || std::is_same_v<Own, bit_and<T>> ||
+                 std::is_same_v<Own, std::bit_and<>> || std::is_same_v<Own, std::bit_and<T>>))
     return reduce_kind::band;
-  if constexpr (integer && (std::is_same_v<Own, bit_or<>> || std::is_same_v<Own, bit_or<T>> ||
-                            std::is_same_v<Own, std::bit_or<>> ||
-                            std::is_same_v<Own, std::bit_or<T>>))
+  if constexpr (integer &&
+                (std::is_same_v<Own, bit_or<>> || std::is_same_v<Own, bit_or<T>> ||
+                 std::is_same_v<Own, std::bit_or<>> || std::is_same_v<Own, std::bit_or<T>>))
     return reduce_kind::bor;
-  if constexpr (integer && (std::is_same_v<Own, bit_xor<>> || std::is_same_v<Own, bit_xor<T>> ||
-                            std::is_same_v<Own, std::bit_xor<>> ||
-                            std::is_same_v<Own, std::bit_xor<T>>))
+  if constexpr (integer &&
+                (std::is_same_v<Own, bit_xor<>> || std::is_same_v<Own, bit_xor<T>> ||
+                 std::is_same_v<Own, std::bit_xor<>> || std::is_same_v<Own, std::bit_xor<T>>))
     return reduce_kind::bxor;
   return reduce_kind::custom;
 }
@@ -223,8 +223,8 @@ template <class T, class Op = plus<>>
 [[nodiscard]] future<void> all_reduce_async(std::span<const T> in, std::span<T> out, Op op = {},
                                             const team& t = team::world()) {
   detail::check_value<T>();
-  MAILROOM_CHECK(in.size() == out.size(), "all_reduce: {} elements in, room for {} out",
-                 in.size(), out.size());
+  MAILROOM_CHECK(in.size() == out.size(), "all_reduce: {} elements in, room for {} out", in.size(),
+                 out.size());
   if constexpr (detail::stateless<Op>) {
     // (Nothing to keep alive: the reduction applies a copy that lives for ever.)
     return detail::start_all_reduce(t, in.data(), out.data(), in.size(),
@@ -241,10 +241,10 @@ template <class T, class Op = plus<>>
 void all_reduce(std::span<const T> in, std::span<T> out, Op op = {},
                 const team& t = team::world()) {
   detail::check_value<T>();
-  MAILROOM_CHECK(in.size() == out.size(), "all_reduce: {} elements in, room for {} out",
-                 in.size(), out.size());
-  (void)detail::start_all_reduce(t, in.data(), out.data(), in.size(),
-                                 detail::reduction_of<T>(op), true);
+  MAILROOM_CHECK(in.size() == out.size(), "all_reduce: {} elements in, room for {} out", in.size(),
+                 out.size());
+  (void)detail::start_all_reduce(t, in.data(), out.data(), in.size(), detail::reduction_of<T>(op),
+                                 true);
 }
 /// In place: data[i] becomes data[i] combined over the members.
 template <class T, class Op = plus<>>
@@ -273,8 +273,7 @@ template <class T, class Op = plus<>>
   };
   auto b = std::make_shared<box>(box{v, init, init, std::move(op)});
   const bool first = t.rank() == 0;
-  return detail::start_exclusive_scan(t, &b->in, &b->out, 1, detail::reduction_of<T>(b->op),
-                                      false)
+  return detail::start_exclusive_scan(t, &b->in, &b->out, 1, detail::reduction_of<T>(b->op), false)
       .then([b, first] { return first ? b->init : b->op(b->init, b->out); });
 }
 /// Blocking exclusive_scan_async.
@@ -359,8 +358,9 @@ template <class T>
   };
   auto b = std::make_shared<box>(box{v, {}});
   if (t.rank() == root) b->out.resize(static_cast<std::size_t>(t.size()), v);
-  return detail::start_gather(t, &b->in, b->out.data(), sizeof(T), root, false)
-      .then([b] { return std::move(b->out); });
+  return detail::start_gather(t, &b->in, b->out.data(), sizeof(T), root, false).then([b] {
+    return std::move(b->out);
+  });
 }
 /// Blocking gather_async.
 template <class T>
@@ -389,8 +389,9 @@ template <class T>
   };
   auto b = std::make_shared<box>(box{{v.begin(), v.end()}, {}});
   b->out.resize(v.size() * static_cast<std::size_t>(t.size()));
-  return detail::start_all_gather(t, b->in.data(), b->out.data(), v.size_bytes(), false)
-      .then([b] { return std::move(b->out); });
+  return detail::start_all_gather(t, b->in.data(), b->out.data(), v.size_bytes(), false).then([b] {
+    return std::move(b->out);
+  });
 }
 /// Blocking all_gather_async of a span.
 template <class T>
@@ -407,8 +408,10 @@ template <class T>
                                                       const team& t = team::world()) {
   detail::check_value<T>();
   const auto n = static_cast<std::size_t>(t.size());
-  MAILROOM_CHECK(send.size() % n == 0, "all_to_all: {} elements do not split into {} equal "
-                 "blocks", send.size(), n);
+  MAILROOM_CHECK(send.size() % n == 0,
+                 "all_to_all: {} elements do not split into {} equal "
+                 "blocks",
+                 send.size(), n);
   auto out = std::make_shared<std::vector<T>>(send.size());
   return detail::start_all_to_all(t, send.data(), out->data(), send.size_bytes() / n, false)
       .then([out] { return std::move(*out); });
@@ -418,8 +421,10 @@ template <class T>
 std::vector<T> all_to_all(std::span<const T> send, const team& t = team::world()) {
   detail::check_value<T>();
   const auto n = static_cast<std::size_t>(t.size());
-  MAILROOM_CHECK(send.size() % n == 0, "all_to_all: {} elements do not split into {} equal "
-                 "blocks", send.size(), n);
+  MAILROOM_CHECK(send.size() % n == 0,
+                 "all_to_all: {} elements do not split into {} equal "
+                 "blocks",
+                 send.size(), n);
   std::vector<T> out(send.size());
   (void)detail::start_all_to_all(t, send.data(), out.data(), send.size_bytes() / n, true);
   return out;
@@ -436,12 +441,13 @@ template <class T>
                                                         const team& t = team::world()) {
   detail::check_value<T>();
   auto out = std::make_shared<std::vector<T>>();
-  return detail::start_all_to_all_v(t, send.data(), counts, displs, sizeof(T),
-                                    [out](std::size_t n) -> void* {
-                                      out->resize(n);
-                                      return out->data();
-                                    },
-                                    false)
+  return detail::start_all_to_all_v(
+             t, send.data(), counts, displs, sizeof(T),
+             [out](std::size_t n) -> void* {
+               out->resize(n);
+               return out->data();
+             },
+             false)
       .then([out] { return std::move(*out); });
 }
 /// Blocking all_to_all_v_async.
@@ -455,8 +461,8 @@ namespace detail {
 template <class T>
 future<void> all_to_all_v_layout(std::span<const T> send, std::span<const int> send_counts,
                                  std::span<const int> send_displs, std::span<T> recv,
-                                 std::span<const int> recv_counts,
-                                 std::span<const int> recv_displs, const team& t, bool wait) {
+                                 std::span<const int> recv_counts, std::span<const int> recv_displs,
+                                 const team& t, bool wait) {
   detail::check_value<T>();
   const auto n = static_cast<std::size_t>(t.size());
   MAILROOM_CHECK(send_counts.size() == n && send_displs.size() == n && recv_counts.size() == n &&
@@ -478,8 +484,8 @@ template <class T>
                                               std::span<const int> recv_counts,
                                               std::span<const int> recv_displs,
                                               const team& t = team::world()) {
-  return detail::all_to_all_v_layout(send, send_counts, send_displs, recv, recv_counts,
-                                     recv_displs, t, false);
+  return detail::all_to_all_v_layout(send, send_counts, send_displs, recv, recv_counts, recv_displs,
+                                     t, false);
 }
 /// Blocking all_to_all_v_async in MPI_Alltoallv's form.
 template <class T>
@@ -487,8 +493,8 @@ void all_to_all_v(std::span<const T> send, std::span<const int> send_counts,
                   std::span<const int> send_displs, std::span<T> recv,
                   std::span<const int> recv_counts, std::span<const int> recv_displs,
                   const team& t = team::world()) {
-  (void)detail::all_to_all_v_layout(send, send_counts, send_displs, recv, recv_counts,
-                                    recv_displs, t, true);
+  (void)detail::all_to_all_v_layout(send, send_counts, send_displs, recv, recv_counts, recv_displs,
+                                    t, true);
 }
 
 // ---- barrier -----------------------------------------------------------------------------------

@@ -14,67 +14,67 @@ namespace mailroom {
 // integer) or routing (auto, direct, node or mesh: enum routing).
 #define MAILROOM_CONFIG_TABLE(X)                                                                  \
   X(buffer_bytes, "MAILROOM_BUFFER_BYTES", bytes, 32768,                                          \
-    "bytes per aggregation buffer to another node (one per lane and mailbox); 256 B to 16 MiB")        \
+    "bytes per aggregation buffer to another node (one per lane and mailbox); 256 B to 16 MiB")   \
   X(credits, "MAILROOM_CREDITS", count, 4,                                                        \
-    "buffers a mailbox may have unacknowledged per lane within the node: 16 / PEs per node, 1 "  \
+    "buffers a mailbox may have unacknowledged per lane within the node: 16 / PEs per node, 1 "   \
     "to this, fewer if the budget cannot hold them; more wait. To other nodes: 1, plus the link " \
     "pool")                                                                                       \
-  X(link_credits, "MAILROOM_LINK_CREDITS", count, 8,                                             \
-    "the link pool: buffers per lane to another node that any mailbox of the PE may hold "      \
-    "(filling or unacknowledged) beyond its own one, reserved once (and per link in), not per "  \
-    "mailbox; fewer if half the budget left at start cannot hold them; 0: each mailbox's own "   \
-    "only, one at a time")                                                                       \
-  X(receives_posted, "MAILROOM_RECEIVES_POSTED", count, 8,                                       \
-    "receives kept posted per PE (each holds one buffer)")                                       \
-  X(shared_slots, "MAILROOM_SHARED_SLOTS", count, 32,                                            \
+  X(link_credits, "MAILROOM_LINK_CREDITS", count, 8,                                              \
+    "the link pool: buffers per lane to another node that any mailbox of the PE may hold "        \
+    "(filling or unacknowledged) beyond its own one, reserved once (and per link in), not per "   \
+    "mailbox; fewer if half the budget left at start cannot hold them; 0: each mailbox's own "    \
+    "only, one at a time")                                                                        \
+  X(receives_posted, "MAILROOM_RECEIVES_POSTED", count, 8,                                        \
+    "receives kept posted per PE (each holds one buffer)")                                        \
+  X(shared_slots, "MAILROOM_SHARED_SLOTS", count, 32,                                             \
     "slots per other PE of its node in each PE's pool of node-shared memory (fewer if an eighth " \
     "of the budget cannot hold them): buffers to any PE of the node, filled in place and handed " \
-    "over without a copy; each mailbox reserves one per lane within the node while the pool "    \
-    "lasts, and the rest is shared. 0: buffers between PEs of a node go through MPI like the "   \
-    "others")                                                                                    \
-  X(node_buffer_bytes, "MAILROOM_NODE_BUFFER_BYTES", bytes, 0,                                  \
-    "bytes per buffer to a PE of the same node (a shared slot), at most MAILROOM_BUFFER_BYTES; " \
-    "0: 128 KiB / PEs per node, at least 4 KiB")                                                 \
-  X(budget_bytes, "MAILROOM_BUDGET_BYTES", bytes, 256ull << 20,                                  \
-    "aggregation memory budget per PE: the posted receives, the shared pool and the link pool "  \
-    "at start; each mailbox 2 buffers per lane and 1 per link in to other nodes (direct: "       \
-    "P x buffer x 3), and its lanes within the node from the shared pool while it lasts; one "   \
-    "that does not fit is an error")                                                             \
-  X(symmetric_heap_bytes, "MAILROOM_SYMMETRIC_HEAP_BYTES", bytes, 1ull << 30,                    \
-    "virtual size of the symmetric heap reserved at the same address on every PE")              \
-  X(shared_heap, "MAILROOM_SHARED_HEAP", count, 1,                                               \
-    "1: the PEs of a node map each other's symmetric heaps, and one-sided operations between "   \
-    "them are loads, stores and hardware atomics; 0: private heaps, every one-sided operation "  \
-    "to another PE through MPI")                                                                 \
-  X(node_reduce_bytes, "MAILROOM_NODE_REDUCE_BYTES", bytes, 1u << 20,                            \
-    "shared memory per member of a team whose PEs share one node (the job's own team too) for "  \
-    "its all_reduce calls: those of at most a quarter of this go through it, without MPI; 0: "  \
-    "every all_reduce through MPI")                                                             \
-  X(idle_sleep_ns, "MAILROOM_IDLE_SLEEP_NS", count, 0,                                          \
-    "after 64 progress calls in a row find nothing to do, sleep this long, at most 1 s; 0: "    \
-    "spin. Unset: 0, or 1000 on a node with more PEs than cores")                               \
-  X(idle_flush, "MAILROOM_IDLE_FLUSH", count, 256,                                               \
-    "a PE that waits (wait, yield, barrier, quiesce, a collective) ships its partly filled "     \
-    "buffers that have a credit after this many progress polls in a row find nothing to do; 0: " \
-    "never (flush() by hand)")                                                                   \
-  X(workers, "MAILROOM_WORKERS", count, 1,                                                       \
+    "over without a copy; each mailbox reserves one per lane within the node while the pool "     \
+    "lasts, and the rest is shared. 0: buffers between PEs of a node go through MPI like the "    \
+    "others")                                                                                     \
+  X(node_buffer_bytes, "MAILROOM_NODE_BUFFER_BYTES", bytes, 0,                                    \
+    "bytes per buffer to a PE of the same node (a shared slot), at most MAILROOM_BUFFER_BYTES; "  \
+    "0: 128 KiB / PEs per node, at least 4 KiB")                                                  \
+  X(budget_bytes, "MAILROOM_BUDGET_BYTES", bytes, 256ull << 20,                                   \
+    "aggregation memory budget per PE: the posted receives, the shared pool and the link pool "   \
+    "at start; each mailbox 2 buffers per lane and 1 per link in to other nodes (direct: "        \
+    "P x buffer x 3), and its lanes within the node from the shared pool while it lasts; one "    \
+    "that does not fit is an error")                                                              \
+  X(symmetric_heap_bytes, "MAILROOM_SYMMETRIC_HEAP_BYTES", bytes, 1ull << 30,                     \
+    "virtual size of the symmetric heap reserved at the same address on every PE")                \
+  X(shared_heap, "MAILROOM_SHARED_HEAP", count, 1,                                                \
+    "1: the PEs of a node map each other's symmetric heaps, and one-sided operations between "    \
+    "them are loads, stores and hardware atomics; 0: private heaps, every one-sided operation "   \
+    "to another PE through MPI")                                                                  \
+  X(node_reduce_bytes, "MAILROOM_NODE_REDUCE_BYTES", bytes, 1u << 20,                             \
+    "shared memory per member of a team whose PEs share one node (the job's own team too) for "   \
+    "its all_reduce calls: those of at most a quarter of this go through it, without MPI; 0: "    \
+    "every all_reduce through MPI")                                                               \
+  X(idle_sleep_ns, "MAILROOM_IDLE_SLEEP_NS", count, 0,                                            \
+    "after 64 progress calls in a row find nothing to do, sleep this long, at most 1 s; 0: "      \
+    "spin. Unset: 0, or 1000 on a node with more PEs than cores")                                 \
+  X(idle_flush, "MAILROOM_IDLE_FLUSH", count, 256,                                                \
+    "a PE that waits (wait, yield, barrier, quiesce, a collective) ships its partly filled "      \
+    "buffers that have a credit after this many progress polls in a row find nothing to do; 0: "  \
+    "never (flush() by hand)")                                                                    \
+  X(workers, "MAILROOM_WORKERS", count, 1,                                                        \
     "threads per PE that run tasks (async, parallel_for): the PE's own thread, which also runs "  \
-    "the communication and every handler, and N-1 more; 1: no thread is started")              \
-  X(watchdog, "MAILROOM_WATCHDOG", count, 300,                                                   \
-    "seconds a wait may make no progress before every stuck PE reports what it waits for and "  \
-    "the job stops; 0: off. Set it above the longest computation between mailroom calls")      \
-  X(stats, "MAILROOM_STATS", count, 0,                                                           \
-    "1: every PE prints each selector's counters (messages, bytes, buffers, mean fill, credit " \
-    "waits) when it ends")                                                                       \
-  X(routing, "MAILROOM_ROUTING", routing, 0,                                                    \
-    "how items reach other nodes: direct (a buffer per PE), node (through the PE of each node "  \
-    "that owns the link to the destination node: buffers per PE of the node and per link), "    \
-    "mesh (nodes on a 2-D grid: along the row, then the column; links to about 2 sqrt(nodes) "   \
-    "nodes), auto (node beyond 64 PEs on nodes of several PEs, mesh beyond 1,024 nodes, else "  \
-    "direct; widened towards mesh while the budget cannot hold 4 mailboxes)")                    \
-  X(node_size, "MAILROOM_NODE_SIZE", count, 0,                                                   \
-    "PEs per node that routing assumes, grouping consecutive ranks (to try routing on one "      \
-    "host); 0: the nodes MPI reports")                                                           \
+    "the communication and every handler, and N-1 more; 1: no thread is started")                 \
+  X(watchdog, "MAILROOM_WATCHDOG", count, 300,                                                    \
+    "seconds a wait may make no progress before every stuck PE reports what it waits for and "    \
+    "the job stops; 0: off. Set it above the longest computation between mailroom calls")         \
+  X(stats, "MAILROOM_STATS", count, 0,                                                            \
+    "1: every PE prints each selector's counters (messages, bytes, buffers, mean fill, credit "   \
+    "waits) when it ends")                                                                        \
+  X(routing, "MAILROOM_ROUTING", routing, 0,                                                      \
+    "how items reach other nodes: direct (a buffer per PE), node (through the PE of each node "   \
+    "that owns the link to the destination node: buffers per PE of the node and per link), "      \
+    "mesh (nodes on a 2-D grid: along the row, then the column; links to about 2 sqrt(nodes) "    \
+    "nodes), auto (node beyond 64 PEs on nodes of several PEs, mesh beyond 1,024 nodes, else "    \
+    "direct; widened towards mesh while the budget cannot hold 4 mailboxes)")                     \
+  X(node_size, "MAILROOM_NODE_SIZE", count, 0,                                                    \
+    "PEs per node that routing assumes, grouping consecutive ranks (to try routing on one "       \
+    "host); 0: the nodes MPI reports")                                                            \
   X(verbose, "MAILROOM_VERBOSE", count, 0, "1 prints the configuration on rank 0 at start-up")
 
 /// MAILROOM_ROUTING's values (config::routing).

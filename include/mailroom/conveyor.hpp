@@ -31,8 +31,8 @@ class conveyor {
   conveyor() {
     const auto& ex = detail::exchange::get();
     MAILROOM_CHECK(sizeof(T) + detail::k_header_bytes <= ex.node_capacity(),
-                   "conveyor item of {} bytes does not fit in {}={}", sizeof(T),
-                   ex.size_setting(), ex.node_capacity());
+                   "conveyor item of {} bytes does not fit in {}={}", sizeof(T), ex.size_setting(),
+                   ex.node_capacity());
   }
 
   /// Queues `item` for `dest` (the PE first, as in `selector::send`). Returns false, without
@@ -118,9 +118,8 @@ class conveyor {
   void flush() { core_.flush(false); }
 
  private:
-  detail::conveyor_core core_{false,
-                             detail::type_signature<conveyor, detail::box_of<T, conveyor>>,
-                             sizeof(T)};
+  detail::conveyor_core core_{false, detail::type_signature<conveyor, detail::box_of<T, conveyor>>,
+                              sizeof(T)};
   int pes_ = detail::exchange::get().pes();
   const std::byte* cursor_ = nullptr;
   bool finished_ = false;

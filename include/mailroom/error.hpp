@@ -83,19 +83,18 @@ template <class... Args>
 #define MAILROOM_UNLIKELY(...) __builtin_expect(!!(__VA_ARGS__), 0)
 
 /// Checks a condition that the user can violate; always compiled in.
-#define MAILROOM_CHECK(cond, ...)                                        \
-  do {                                                                   \
-    if (MAILROOM_UNLIKELY(!(cond)))                                      \
-      ::mailroom::detail::fail_fmt(__FILE__, __LINE__, __VA_ARGS__);     \
+#define MAILROOM_CHECK(cond, ...)                                                                  \
+  do {                                                                                             \
+    if (MAILROOM_UNLIKELY(!(cond))) ::mailroom::detail::fail_fmt(__FILE__, __LINE__, __VA_ARGS__); \
   } while (0)
 
 /// Unconditional failure with a message.
 #define MAILROOM_FAIL(...) ::mailroom::detail::fail_fmt(__FILE__, __LINE__, __VA_ARGS__)
 
 #if defined(MAILROOM_ENABLE_ASSERTS)
-#define MAILROOM_ASSERT(cond)                                                          \
-  do {                                                                                 \
-    if (MAILROOM_UNLIKELY(!(cond)))                                                    \
+#define MAILROOM_ASSERT(cond)                                                            \
+  do {                                                                                   \
+    if (MAILROOM_UNLIKELY(!(cond)))                                                      \
       ::mailroom::detail::fail(__FILE__, __LINE__, "internal invariant broken: " #cond); \
   } while (0)
 #else

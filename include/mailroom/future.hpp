@@ -63,7 +63,8 @@ struct future_state {
   void set(V&&... v) {
     MAILROOM_CHECK(t_worker <= 0,
                    "promise: a value set from a task on worker {}: continuations run on worker "
-                   "0; return the value from mailroom::async instead", t_worker);
+                   "0; return the value from mailroom::async instead",
+                   t_worker);
     MAILROOM_CHECK(!value.has_value(), "promise: a value was set twice");
     if constexpr (std::is_void_v<T>)
       value.emplace(true);
@@ -185,9 +186,7 @@ class future {
   void wait() const {
     if (!ready())
       detail::wait_until(
-          [](const void* s) {
-            return static_cast<const detail::future_state<T>*>(s)->ready();
-          },
+          [](const void* s) { return static_cast<const detail::future_state<T>*>(s)->ready(); },
           state_.get(), "future::wait()");
   }
 

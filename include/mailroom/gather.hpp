@@ -104,9 +104,9 @@ template <class T, class I, class Where = cyclic>
 [[nodiscard]] future<void> gather_async(symmetric_array<T> table, std::span<const I> indices,
                                         std::span<T> out, Where where = {}) {
   using sel_type = detail::gather_selector<T>;
-  auto sel = std::make_unique<sel_type>(
-      mailbox<detail::gather_request>(detail::gather_answer<T>{table}),
-      mailbox<detail::gather_reply<T>>(detail::gather_store<T>{out}));
+  auto sel =
+      std::make_unique<sel_type>(mailbox<detail::gather_request>(detail::gather_answer<T>{table}),
+                                 mailbox<detail::gather_reply<T>>(detail::gather_store<T>{out}));
   detail::send_gather_requests(*sel, indices, out, where);
   auto op = std::make_shared<detail::gather_op<sel_type>>(std::move(sel));
   future<void> f = op->get_future();

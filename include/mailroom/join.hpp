@@ -60,8 +60,8 @@ class join {
 
  public:
   /// The key: what key_of returns for a message of the first input, decayed.
-  using key_type =
-      std::decay_t<std::invoke_result_t<const KeyOf&, const std::tuple_element_t<0, std::tuple<Ts...>>&>>;
+  using key_type = std::decay_t<
+      std::invoke_result_t<const KeyOf&, const std::tuple_element_t<0, std::tuple<Ts...>>&>>;
   /// The number of inputs: one per message type.
   static constexpr std::size_t inputs = sizeof...(Ts);
 
@@ -157,8 +157,8 @@ class join {
                           "with the messages in the order of the join's types");
             handler_(a..., self);
           },
-          std::tuple_cat(std::tuple<const Ts&, const pe&>(std::get<J>(m).first,
-                                                          std::get<J>(m).second)...));
+          std::tuple_cat(
+              std::tuple<const Ts&, const pe&>(std::get<J>(m).first, std::get<J>(m).second)...));
     }
   }
 
@@ -183,10 +183,11 @@ class join {
     }(std::index_sequence_for<Ts...>{});
     std::string key_text;
     if constexpr (fmt::is_formattable<key_type>::value) key_text = fmt::format(" {}", key);
-    MAILROOM_FAIL("join on selector #{}: {} messages left without partners on this PE when the "
-                  "selector terminated (in {} keys); e.g. key{} arrived on input(s){} but never "
-                  "on input(s){}. Every key must arrive on each input of a join",
-                  selector_id_, waiting_messages_, table_.size(), key_text, have, missing);
+    MAILROOM_FAIL(
+        "join on selector #{}: {} messages left without partners on this PE when the "
+        "selector terminated (in {} keys); e.g. key{} arrived on input(s){} but never "
+        "on input(s){}. Every key must arrive on each input of a join",
+        selector_id_, waiting_messages_, table_.size(), key_text, have, missing);
   }
 
   KeyOf key_of_;

@@ -18,10 +18,10 @@ namespace mailroom {
 struct routing_plan {
   /// "direct", "node" or "mesh".
   std::string name;
-  int lanes = 0;          ///< lanes per typed mailbox
-  int links_in = 0;       ///< links in per typed mailbox
-  int network_peers = 0;  ///< PEs of other nodes this PE sends buffers to
-  int links = 0;          ///< lanes + links in
+  int lanes = 0;                   ///< lanes per typed mailbox
+  int links_in = 0;                ///< links in per typed mailbox
+  int network_peers = 0;           ///< PEs of other nodes this PE sends buffers to
+  int links = 0;                   ///< lanes + links in
   std::uint32_t credits = 0;       ///< of the last mailbox (they only go down)
   std::uint32_t link_credits = 0;  ///< of the link pool, per lane to another node
   int in_slots = 0;                ///< mailboxes whose lanes within the node are shared slots
@@ -43,11 +43,11 @@ struct machine_plan {
   /// mailboxes alive at once.
   int pes = 1, per_node = 1, nodes = 1, mailboxes = 1;
   ///@}
-  std::size_t buffer_bytes = 0;       ///< between nodes (rounded as the runtime does)
-  std::size_t node_buffer_bytes = 0;  ///< of a shared slot
-  std::uint32_t node_credits = 0;     ///< per lane within the node
-  std::uint32_t pool_slots = 0;       ///< slots in each PE's shared pool
-  std::vector<routing_plan> routings;  ///< direct, node, mesh
+  std::size_t buffer_bytes = 0;         ///< between nodes (rounded as the runtime does)
+  std::size_t node_buffer_bytes = 0;    ///< of a shared slot
+  std::uint32_t node_credits = 0;       ///< per lane within the node
+  std::uint32_t pool_slots = 0;         ///< slots in each PE's shared pool
+  std::vector<routing_plan> routings;   ///< direct, node, mesh
   routing automatic = routing::direct;  ///< what MAILROOM_ROUTING=auto resolves to
 };
 

@@ -337,13 +337,16 @@ class mailbox_impl<mailbox_spec<span_of<U>, H>, Sel> : public mailbox_base {
                const team_lanes* team)
       : mailbox_base(false, signature, 0, team), handler_(std::move(spec.handler)), self_(self) {
     name = spec.name;
-    MAILROOM_CHECK(!spec.concurrent, "a mailbox of variable-size messages cannot have concurrent "
+    MAILROOM_CHECK(!spec.concurrent,
+                   "a mailbox of variable-size messages cannot have concurrent "
                    "handlers (yet)");
     var.room = conveyor.var_room();
   }
   ~mailbox_impl() override {
-    MAILROOM_CHECK(partial_.empty(), "a mailbox of variable-size messages ends with {} large "
-                   "message(s) partly arrived", partial_.size());
+    MAILROOM_CHECK(partial_.empty(),
+                   "a mailbox of variable-size messages ends with {} large "
+                   "message(s) partly arrived",
+                   partial_.size());
   }
 
   void process_front() override {
@@ -413,10 +416,10 @@ class mailbox_impl<mailbox_spec<span_of<U>, H>, Sel> : public mailbox_base {
   void call(const void* payload, std::size_t len, pe from) {
     static_assert(alignof(U) <= alignof(std::uint64_t),
                   "span_of<T>: T aligned beyond 8 bytes is not supported");
-    call_handler(handler_,
-                 std::span<const U>(std::launder(reinterpret_cast<const U*>(payload)),
-                                    len / sizeof(U)),
-                 from, *self_);
+    call_handler(
+        handler_,
+        std::span<const U>(std::launder(reinterpret_cast<const U*>(payload)), len / sizeof(U)),
+        from, *self_);
   }
   // A piece [seq][total][offset][bytes] of a large message from `from`: copied into place; the
   // handler runs on the whole once every byte has arrived (pieces may come in any order).
@@ -458,8 +461,8 @@ class mailbox_impl<mailbox_spec<serialized<T>, H>, Sel> final
   mailbox_impl(mailbox_spec<serialized<T>, H>&& spec, Sel* self, std::uint32_t signature,
                const team_lanes* team)
       : mailbox_impl<mailbox_spec<span_of<std::byte>, decoding_handler<T, H, Sel>>, Sel>(
-            {decoding_handler<T, H, Sel>{std::move(spec.handler)}, spec.concurrent, spec.name}, self,
-            signature, team) {}
+            {decoding_handler<T, H, Sel>{std::move(spec.handler)}, spec.concurrent, spec.name},
+            self, signature, team) {}
 };
 
 template <class Sel>
@@ -564,26 +567,23 @@ class selector {
 
   /// Over the job's PEs, with the default termination graph (the chain). Collective; the
   /// runtime must be running.
-  explicit selector(Specs... specs,
-                    source_location loc = source_location::current())
+  explicit selector(Specs... specs, source_location loc = source_location::current())
       : selector(graph::chain(static_cast<int>(size)), std::move(specs)..., loc) {}
 
   /// Over the job's PEs, with termination graph g: an edge X -> Y where X's handlers send to Y.
   // (The call site goes to functions out of line: a call_site object here, inlined into the
   // function that sends, cost the send loop of index-gather an instruction per message.)
-  selector(const graph& g, Specs... specs,
-           source_location loc = source_location::current()) {
+  selector(const graph& g, Specs... specs, source_location loc = source_location::current()) {
     detail::scheduler::check_running("mailroom::selector", loc);
     pes_ = num_pes();
     build(std::index_sequence_for<Specs...>{}, std::move(specs)...);
-    core_ = std::make_unique<detail::selector_core>(
-        boxes_list(std::index_sequence_for<Specs...>{}), g, "selector", loc);
+    core_ = std::make_unique<detail::selector_core>(boxes_list(std::index_sequence_for<Specs...>{}),
+                                                    g, "selector", loc);
     core_->set_owner(this);
   }
 
   /// Over team t (collective over its members; the world team gives the job's selector).
-  selector(const team& t, Specs... specs,
-           source_location loc = source_location::current())
+  selector(const team& t, Specs... specs, source_location loc = source_location::current())
       : selector(t, graph::chain(static_cast<int>(size)), std::move(specs)..., loc) {}
 
   /// Over team t, with termination graph g.
@@ -631,10 +631,9 @@ class selector {
   /// buffers, runs pending handlers until it has (from inside a handler it never blocks). So
   /// from user code a send may run handlers: state they change may change under a send loop.
   template <std::size_t I>
-    requires(I < size && !std::is_void_v<message_type<I>> &&
-             !detail::is_span_of<message_type<I>> && !detail::is_serialized<message_type<I>>)
-  void send(pe dest, const message_type<I>& msg,
-            source_location loc = source_location::current()) {
+    requires(I < size && !std::is_void_v<message_type<I>> && !detail::is_span_of<message_type<I>> &&
+             !detail::is_serialized<message_type<I>>)
+  void send(pe dest, const message_type<I>& msg, source_location loc = source_location::current()) {
     auto& box = *std::get<I>(boxes_);
     if (MAILROOM_UNLIKELY(!admitted(box, dest))) return stage(box, I, dest.rank(), msg, loc);
     if (MAILROOM_UNLIKELY(!box.conveyor.template push<sizeof(message_type<I>)>(dest.rank(), &msg)))
@@ -666,8 +665,8 @@ class selector {
   /// The most bytes one message to variable-size mailbox I carries in one piece (what a buffer
   /// holds after its headers): larger ones go in pieces.
   template <std::size_t I>
-    requires(I < size && (detail::is_span_of<message_type<I>> ||
-                          detail::is_serialized<message_type<I>>))
+    requires(I < size &&
+             (detail::is_span_of<message_type<I>> || detail::is_serialized<message_type<I>>))
   [[nodiscard]] std::size_t var_room() const noexcept {
     return std::get<I>(boxes_)->var.room;
   }
@@ -679,8 +678,7 @@ class selector {
   template <std::size_t I, class L>
     requires(I < size && std::is_void_v<message_type<I>>)
   [[gnu::always_inline]] void send(pe dest, const L& closure,
-                                   source_location loc =
-                                       source_location::current()) {
+                                   source_location loc = source_location::current()) {
     static_assert(std::is_trivially_copyable_v<L>,
                   "lambda message must be trivially copyable: capture by value only plain data, "
                   "pointers into symmetric memory (symmetric_array) and mailroom handles; not "
@@ -766,7 +764,9 @@ class selector {
 
   /// A trivially copyable handle that lambda messages may capture to reach this selector on
   /// whichever PE they run.
-  [[nodiscard]] selector_ref<selector> ref() const noexcept { return selector_ref<selector>(core_->id()); }
+  [[nodiscard]] selector_ref<selector> ref() const noexcept {
+    return selector_ref<selector>(core_->id());
+  }
 
   /// Gives mailbox I a priority (default 0, may be negative): of the mailboxes of this PE's live
   /// selectors that have arrivals when the progress engine polls, higher priorities are handled
@@ -815,8 +815,7 @@ class selector {
   /// among its constructions of selectors), and a wait() on any of them waits for all. Cycles
   /// through a selector over a team are refused.
   template <class S>
-  void receives_from(const S& upstream,
-                     source_location loc = source_location::current()) {
+  void receives_from(const S& upstream, source_location loc = source_location::current()) {
     core_->receives_from(upstream.ref().id(), loc);
   }
 
@@ -831,8 +830,7 @@ class selector {
   template <std::size_t... I>
   void build(std::index_sequence<I...>, Specs&&... specs) {
     // A comma fold runs left to right: mailboxes take their collective ids in index order.
-    const std::uint32_t signature =
-        detail::type_signature<selector, detail::spec_box<Specs>...>;
+    const std::uint32_t signature = detail::type_signature<selector, detail::spec_box<Specs>...>;
     // Over a team, each takes the team's next mailbox number, in index order.
     std::array<detail::team_lanes, sizeof...(Specs)> lanes{};
     if (team_)
@@ -864,9 +862,8 @@ class selector {
                                                         const void* words) {
     using detail::conveyor_core;
     if constexpr (W <= conveyor_core::k_unrolled_delta_words)
-      conveyor_core::with_words<W>(words, [&](auto... w) {
-        push_delta_blocked_words<W>(c, dest, id, w...);
-      });
+      conveyor_core::with_words<W>(
+          words, [&](auto... w) { push_delta_blocked_words<W>(c, dest, id, w...); });
     else
       push_delta_blocked_record<W>(c, dest, id, conveyor_core::words_of<W>(words));
   }
@@ -917,13 +914,13 @@ class selector {
   // make the send loop build every closure on the stack (histogram lambda: 5.4 -> 11 ns).
   // A send that the mailbox does not take here: stops the job, naming the caller's line.
   [[noreturn, gnu::cold, gnu::noinline]] void refuse(std::size_t i, int dest,
-                                                    source_location loc) const {
+                                                     source_location loc) const {
     const detail::call_site here(loc);
     core_->refuse_send(static_cast<int>(i), dest);
   }
   template <class T>
-  [[gnu::cold, gnu::noinline]] void stage(detail::mailbox_base& box, std::size_t i, int dest,
-                                          T msg, source_location loc) const {
+  [[gnu::cold, gnu::noinline]] void stage(detail::mailbox_base& box, std::size_t i, int dest, T msg,
+                                          source_location loc) const {
     if (MAILROOM_UNLIKELY(!pool_admitted(box, dest))) refuse(i, dest, loc);
     if (dest == box.self_from) {  // handled from the block, by any worker (no conveyor)
       std::memcpy(box.staged.room_local(static_cast<std::uint32_t>(sizeof(T))), &msg, sizeof(T));
@@ -991,8 +988,8 @@ class selector {
     }
     const std::size_t n = detail::conveyor_core::var_item_bytes(word);
     if (dest == box.self_from) {
-      detail::conveyor_core::write_var_item(
-          box.staged.room_local(static_cast<std::uint32_t>(n)), payload, word, n);
+      detail::conveyor_core::write_var_item(box.staged.room_local(static_cast<std::uint32_t>(n)),
+                                            payload, word, n);
       return;
     }
     std::byte* e = box.staged.room(static_cast<std::uint32_t>(8 + n));
@@ -1002,8 +999,7 @@ class selector {
   }
   template <class L>
   [[gnu::cold, gnu::noinline]] void stage_lambda(detail::mailbox_base& box, std::size_t i, int dest,
-                                                 L closure,
-                                                 source_location loc) const {
+                                                 L closure, source_location loc) const {
     if (MAILROOM_UNLIKELY(!pool_admitted(box, dest))) refuse(i, dest, loc);
     constexpr std::uint32_t bytes = 16 + (sizeof(L) + 7) / 8 * 8;
     if (dest == box.self_from) {  // handled from the block, by any worker (no conveyor)

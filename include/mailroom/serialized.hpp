@@ -87,8 +87,8 @@ struct serialized {
       cereal::BinaryInputArchive archive(is);
       archive(value);
     } catch (const cereal::Exception& e) {
-      MAILROOM_FAIL("a message of serialized<{}> ({} bytes) does not decode: {}",
-                    typeid(T).name(), bytes.size(), e.what());
+      MAILROOM_FAIL("a message of serialized<{}> ({} bytes) does not decode: {}", typeid(T).name(),
+                    bytes.size(), e.what());
     }
     MAILROOM_CHECK(is.rdbuf()->in_avail() == 0,
                    "a message of serialized<{}> ({} bytes) decodes with {} bytes left over: "

@@ -15,16 +15,17 @@ namespace mailroom {
 /// Counted per link: with node routing (MAILROOM_ROUTING) a message to another node crosses up to
 /// three, and is counted on each; messages_forwarded are those this PE passed on for others.
 struct statistics {
-  std::int64_t messages_sent = 0;   ///< to every PE, this one included (forwarded ones too)
-  std::int64_t bytes_sent = 0;      ///< message bytes (buffer headers not counted)
-  std::int64_t buffers_sent = 0;    ///< aggregation buffers, full or not (forwarded ones too)
+  std::int64_t messages_sent = 0;  ///< to every PE, this one included (forwarded ones too)
+  std::int64_t bytes_sent = 0;     ///< message bytes (buffer headers not counted)
+  std::int64_t buffers_sent = 0;   ///< aggregation buffers, full or not (forwarded ones too)
   /// Room for messages in the buffers sent, full or not (buffers to PEs of the node may be smaller
   /// than those to other nodes: MAILROOM_NODE_BUFFER_BYTES): what mean_fill() divides by.
   std::int64_t room_sent = 0;
   std::int64_t messages_forwarded = 0;  ///< passed on for other PEs (node routing)
-  std::int64_t messages_handled = 0;  ///< whose handler ran on this PE
-  double credit_wait_seconds = 0;   ///< sends blocked on back-pressure
-  std::int64_t idle_flushed = 0;    ///< messages shipped early by the idle flush (MAILROOM_IDLE_FLUSH)
+  std::int64_t messages_handled = 0;    ///< whose handler ran on this PE
+  double credit_wait_seconds = 0;       ///< sends blocked on back-pressure
+  std::int64_t idle_flushed =
+      0;  ///< messages shipped early by the idle flush (MAILROOM_IDLE_FLUSH)
   ///@{
   /// messages_sent, bytes_sent and buffers_sent by the PE they went to directly, indexed by its
   /// rank (empty until this PE has had a mailbox).
@@ -47,9 +48,8 @@ struct statistics {
 /// capacity for messages (mailroom::buffer_payload_bytes()); 0 when none was sent.
 [[nodiscard]] inline double mean_fill(std::int64_t bytes, std::int64_t buffers,
                                       std::size_t buffer_payload_bytes) noexcept {
-  return buffers > 0 ? static_cast<double>(bytes) /
-                           (static_cast<double>(buffers) *
-                            static_cast<double>(buffer_payload_bytes))
+  return buffers > 0 ? static_cast<double>(bytes) / (static_cast<double>(buffers) *
+                                                     static_cast<double>(buffer_payload_bytes))
                      : 0.0;
 }
 

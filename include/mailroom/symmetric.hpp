@@ -42,8 +42,8 @@ void* symmetric_peer(int pe, const void* p) noexcept;
 void* symmetric_atomic_peer(int pe, const void* p) noexcept;
 void symmetric_get(int pe, const void* p, void* out, std::size_t bytes);
 void symmetric_put(int pe, void* p, const void* in, std::size_t bytes);
-std::uint64_t symmetric_atomic(int pe, void* p, elem_type type, atomic_op op,
-                               std::uint64_t operand, std::uint64_t compare);
+std::uint64_t symmetric_atomic(int pe, void* p, elem_type type, atomic_op op, std::uint64_t operand,
+                               std::uint64_t compare);
 future<void> symmetric_get_async(int pe, const void* p, void* out, std::size_t bytes);
 future<void> symmetric_put_async(int pe, void* p, const void* in, std::size_t bytes);
 future<std::uint64_t> symmetric_atomic_async(int pe, void* p, elem_type type, atomic_op op,
@@ -57,9 +57,9 @@ int one_sided_pes() noexcept;
                                          std::size_t size);
 
 template <class T>
-constexpr bool atomic_capable = std::is_integral_v<T> && !std::is_same_v<T, bool> &&
-                                (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 ||
-                                 sizeof(T) == 8);
+constexpr bool atomic_capable =
+    std::is_integral_v<T> && !std::is_same_v<T, bool> &&
+    (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);
 
 template <class T>
 T from_bits(std::uint64_t bits) noexcept {
@@ -79,13 +79,21 @@ template <class T>
 T atomic_here(T* p, atomic_op op, T operand, T compare) noexcept {
   std::atomic_ref<T> a(*p);
   switch (op) {
-    case atomic_op::add: return a.fetch_add(operand);
-    case atomic_op::band: return a.fetch_and(operand);
-    case atomic_op::bor: return a.fetch_or(operand);
-    case atomic_op::bxor: return a.fetch_xor(operand);
-    case atomic_op::swap: return a.exchange(operand);
-    case atomic_op::load: return a.load();
-    case atomic_op::compare_swap: a.compare_exchange_strong(compare, operand); return compare;
+    case atomic_op::add:
+      return a.fetch_add(operand);
+    case atomic_op::band:
+      return a.fetch_and(operand);
+    case atomic_op::bor:
+      return a.fetch_or(operand);
+    case atomic_op::bxor:
+      return a.fetch_xor(operand);
+    case atomic_op::swap:
+      return a.exchange(operand);
+    case atomic_op::load:
+      return a.load();
+    case atomic_op::compare_swap:
+      a.compare_exchange_strong(compare, operand);
+      return compare;
   }
   return T{};
 }
@@ -146,9 +154,7 @@ class symmetric_array {
       detail::symmetric_get(owner.rank(), at, out.data(), out.size_bytes());
   }
   /// Sets element i of PE owner to v.
-  void put(pe owner, std::size_t i, const T& v) const {
-    put(owner, i, std::span<const T>(&v, 1));
-  }
+  void put(pe owner, std::size_t i, const T& v) const { put(owner, i, std::span<const T>(&v, 1)); }
   /// Sets elements [i, i + in.size()) of PE owner to in.
   void put(pe owner, std::size_t i, std::span<const T> in) const {
     T* at = checked("put", owner, i, in.size());
@@ -272,10 +278,9 @@ class symmetric_array {
     T* at = checked("atomic", owner, i, 1);
     if (void* here = detail::symmetric_atomic_peer(owner.rank(), at))
       return detail::atomic_here(static_cast<T*>(here), o, operand, compare);
-    return detail::from_bits<T>(detail::symmetric_atomic(owner.rank(), at,
-                                                         detail::elem_type_of<T>(), o,
-                                                         detail::to_bits(operand),
-                                                         detail::to_bits(compare)));
+    return detail::from_bits<T>(
+        detail::symmetric_atomic(owner.rank(), at, detail::elem_type_of<T>(), o,
+                                 detail::to_bits(operand), detail::to_bits(compare)));
   }
   future<T> atomic_async(pe owner, std::size_t i, op o, T operand, T compare = T{}) const {
     static_assert(detail::atomic_capable<T>,

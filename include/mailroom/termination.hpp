@@ -43,17 +43,17 @@ namespace termination {
 
 /// A strongly connected component of the dependency graph.
 struct component {
-  std::vector<int> members;      ///< mailbox indices
-  std::vector<int> predecessors; ///< indices of components with an edge into this one
-  bool cyclic = false;           ///< has a cycle (including a self-loop): closed by quiescence
+  std::vector<int> members;       ///< mailbox indices
+  std::vector<int> predecessors;  ///< indices of components with an edge into this one
+  bool cyclic = false;            ///< has a cycle (including a self-loop): closed by quiescence
 };
 
 /// The analysed graph: components in topological order (predecessors come first).
 struct plan {
   /// The components, in topological order.
   std::vector<component> components;
-  std::vector<int> component_of;  ///< per mailbox
-  std::vector<bool> entry;        ///< per mailbox
+  std::vector<int> component_of;             ///< per mailbox
+  std::vector<bool> entry;                   ///< per mailbox
   std::vector<std::vector<int>> successors;  ///< per mailbox: where its handlers send (no self)
 };
 

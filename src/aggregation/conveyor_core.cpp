@@ -94,8 +94,8 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
                  "pool and the posted receives (raise the budget, lower MAILROOM_BUFFER_BYTES, or "
                  "route with fewer links: MAILROOM_ROUTING=node or mesh)",
                  ex_.live_conveyors(), current_config().budget_bytes,
-                 mailbox_reservation(ex_.shape(), capacity_, 1, false),
-                 dests(), left, ex_.live_conveyors());
+                 mailbox_reservation(ex_.shape(), capacity_, 1, false), dests(), left,
+                 ex_.live_conveyors());
   const auto node_offset = static_cast<std::uint32_t>(capacity_ - ex_.node_capacity());
   for (std::size_t l = 0; l < limits_.size() && !over_team_; ++l) {
     lane_limit& lim = limits_[l];
@@ -173,7 +173,8 @@ bool conveyor_core::make_room(int lane_no, std::size_t need) noexcept {
   MAILROOM_CHECK((lanes_ended_ >> rt_.cls[l] & 1u) == 0 &&
                      (state_ == stream::open || state_ == stream::flushing),
                  "a message was sent to mailbox #{} after its end of stream on this PE "
-                 "(send after done, or a missing edge in the dependency graph)", id_);
+                 "(send after done, or a missing edge in the dependency graph)",
+                 id_);
   if (f.buf != nullptr && f.items() > 0) {
     if (!g_may_spill && !can_ship(lane_no)) {
       ++refused_;
@@ -204,7 +205,8 @@ bool conveyor_core::make_room(int lane_no, std::size_t need) noexcept {
                  "a message of {} bytes does not fit in {}={} ({} bytes of each buffer are its "
                  "header): raise MAILROOM_BUFFER_BYTES (and MAILROOM_NODE_BUFFER_BYTES for "
                  "buffers within a node) or send less",
-                 need, limits_[l].offset > 0 ? "MAILROOM_NODE_BUFFER_BYTES" : "MAILROOM_BUFFER_BYTES",
+                 need,
+                 limits_[l].offset > 0 ? "MAILROOM_NODE_BUFFER_BYTES" : "MAILROOM_BUFFER_BYTES",
                  capacity_ - limits_[l].offset, k_header_bytes);
   return true;
 }
@@ -222,9 +224,10 @@ bool conveyor_core::room_for(int lane_no, std::size_t need, bool forwarded) noex
 }
 
 void conveyor_core::bad_forward(int source, std::uint32_t dest) const noexcept {
-  MAILROOM_FAIL("mailbox #{}: PE {} sent an item for PE {} through this PE, which does not lead "
-                "there (is MAILROOM_ROUTING or MAILROOM_NODE_SIZE set differently on the PEs?)",
-                id_, source, dest);
+  MAILROOM_FAIL(
+      "mailbox #{}: PE {} sent an item for PE {} through this PE, which does not lead "
+      "there (is MAILROOM_ROUTING or MAILROOM_NODE_SIZE set differently on the PEs?)",
+      id_, source, dest);
 }
 
 bool conveyor_core::push_whole_routed(int dest, const std::uint32_t& tag, const void* payload,
@@ -409,14 +412,22 @@ bool conveyor_core::forward_queue(std::size_t q) noexcept {
   if (!lanes_.empty()) return forward_records(q);
   // Copies of fixed size for the sizes messages usually have.
   switch (item_bytes_) {
-    case 0: return forward_var(q);
-    case 4: return forward_items<4>(q);
-    case 8: return forward_items<8>(q);
-    case 12: return forward_items<12>(q);
-    case 16: return forward_items<16>(q);
-    case 24: return forward_items<24>(q);
-    case 32: return forward_items<32>(q);
-    default: return forward_items<0>(q);
+    case 0:
+      return forward_var(q);
+    case 4:
+      return forward_items<4>(q);
+    case 8:
+      return forward_items<8>(q);
+    case 12:
+      return forward_items<12>(q);
+    case 16:
+      return forward_items<16>(q);
+    case 24:
+      return forward_items<24>(q);
+    case 32:
+      return forward_items<32>(q);
+    default:
+      return forward_items<0>(q);
   }
 }
 
@@ -481,10 +492,9 @@ bool conveyor_core::push_var_routed(int dest, const void* payload, std::uint32_t
                                    static_cast<std::uint32_t>(me_)};
     return put_var<2>(lane_no, both, payload, len, false);
   }
-  const std::uint32_t prefix =
-      rt_.cls[static_cast<std::size_t>(lane_no)] == k_transit
-          ? static_cast<std::uint32_t>(dest)
-          : network_prefix(h, static_cast<std::uint32_t>(rt_.my_local));
+  const std::uint32_t prefix = rt_.cls[static_cast<std::size_t>(lane_no)] == k_transit
+                                   ? static_cast<std::uint32_t>(dest)
+                                   : network_prefix(h, static_cast<std::uint32_t>(rt_.my_local));
   return put_var<1>(lane_no, &prefix, payload, len, false);
 }
 
@@ -551,8 +561,10 @@ void conveyor_core::forwarded_front(std::size_t q) {
 // the next lane starts again where the tag changes. A buffer whose forwarding stopped halfway
 // through a run resumes there (forward_at_, run_left_, run_tag_).
 bool conveyor_core::forward_records(std::size_t q) noexcept {
-  MAILROOM_CHECK(record_bytes_ != nullptr, "mailbox #{}: records to forward, but no record size "
-                 "is known for them", id_);
+  MAILROOM_CHECK(record_bytes_ != nullptr,
+                 "mailbox #{}: records to forward, but no record size "
+                 "is known for them",
+                 id_);
   bool any = false;
   auto& queue = forward_[q];
   std::uint32_t& at = forward_at_[q];
@@ -573,8 +585,7 @@ bool conveyor_core::forward_records(std::size_t q) noexcept {
       std::memcpy(prefix, p, sizeof prefix);
       const int lane_no = next_lane(q, t.source, prefix[0], prefix[1]);
       const std::size_t bytes = record_bytes_(run_tag_[q]);
-      if (!put_record(lane_no, run_tag_[q], prefix[0], p + 8, bytes, true, prefix[1]))
-        return any;
+      if (!put_record(lane_no, run_tag_[q], prefix[0], p + 8, bytes, true, prefix[1])) return any;
       at += static_cast<std::uint32_t>(8 + bytes);
       --run_left_[q];
       any = true;
@@ -691,8 +702,10 @@ bool conveyor_core::stage_clear(std::uint32_t cls) const noexcept {
 }
 
 void conveyor_core::end_of_stream(int source, std::uint32_t cls, std::int64_t items) noexcept {
-  MAILROOM_CHECK(cls < k_link_classes, "mailbox #{}: an end of stream of link class {} from "
-                 "PE {}", id_, cls, source);
+  MAILROOM_CHECK(cls < k_link_classes,
+                 "mailbox #{}: an end of stream of link class {} from "
+                 "PE {}",
+                 id_, cls, source);
   const int k = rt_.in_link(cls, source);
   MAILROOM_CHECK(k >= 0 && ended_[cls][static_cast<std::size_t>(k)] == 0 && links_open_[cls] > 0,
                  "mailbox #{}: PE {} ended its stream (link class {}) here twice or unexpected",

@@ -67,8 +67,10 @@ void exchange::start(const config& cfg) {
   // Every PE must agree on the buffer size: receives are posted with it.
   const auto lo = transport::allreduce_min(static_cast<std::int64_t>(cfg.buffer_bytes));
   const auto hi = transport::allreduce_max(static_cast<std::int64_t>(cfg.buffer_bytes));
-  MAILROOM_CHECK(lo == hi, "MAILROOM_BUFFER_BYTES differs between PEs ({} vs {}); set it the same "
-                 "on every PE", lo, hi);
+  MAILROOM_CHECK(lo == hi,
+                 "MAILROOM_BUFFER_BYTES differs between PEs ({} vs {}); set it the same "
+                 "on every PE",
+                 lo, hi);
   instance_ = new exchange(cfg);
 }
 
@@ -104,7 +106,7 @@ exchange::exchange(const config& cfg)
                  budget_, cfg.receives_posted, capacity_);
   sink_ = std::make_unique<sink>(*this);
   channel_ = std::make_unique<transport::channel>(capacity_, static_cast<int>(cfg.receives_posted),
-                                                   *sink_);
+                                                  *sink_);
   start_routes(cfg);
   start_shared(cfg);
 }
@@ -169,8 +171,9 @@ void exchange::start_shared(const config& cfg) {
   // The pool: the same on every PE of a node (their parts are laid out alike), so sized from
   // the smallest budget; each slot stands for a buffer a conveyor would otherwise take from the
   // heap, and the pool is reserved from the budget as a whole.
-  const std::uint64_t per_peer = static_cast<std::uint64_t>(transport::allreduce_min(
-      static_cast<std::int64_t>(pool_per_peer(cfg.shared_slots, budget_, node_size, node_capacity_))));
+  const std::uint64_t per_peer =
+      static_cast<std::uint64_t>(transport::allreduce_min(static_cast<std::int64_t>(
+          pool_per_peer(cfg.shared_slots, budget_, node_size, node_capacity_))));
   slots_ = pool_slots(per_peer, node_size);
   ring_size_ = ring_entries(slots_);
   mask_ = ring_size_ - 1;
@@ -185,7 +188,8 @@ void exchange::start_shared(const config& cfg) {
   } else {
     reserved_ += part;
     node_pes_ = node_->members();
-    node_contiguous_ = node_pes_.back() - node_pes_.front() + 1 == static_cast<int>(node_pes_.size());
+    node_contiguous_ =
+        node_pes_.back() - node_pes_.front() + 1 == static_cast<int>(node_pes_.size());
     std::byte* mine = node_->part(me_);
     my_slots_ = mine + static_cast<std::size_t>(node_size) * ring_bytes_;
     free_slots_.reserve(slots_);
@@ -194,7 +198,8 @@ void exchange::start_shared(const config& cfg) {
     for (const int p : node_pes_) {
       if (p == me_) continue;
       const int index = node_index(p);
-      out_[static_cast<std::size_t>(index)].r = ::new (static_cast<void*>(pair_base(mine, index))) ring{};
+      out_[static_cast<std::size_t>(index)].r =
+          ::new (static_cast<void*>(pair_base(mine, index))) ring{};
       std::byte* theirs = node_->part(p);
       in_.push_back(incoming{reinterpret_cast<ring*>(pair_base(theirs, my_index)),
                              theirs + static_cast<std::size_t>(node_size) * ring_bytes_, p, 0});
@@ -205,16 +210,17 @@ void exchange::start_shared(const config& cfg) {
   // with a pool or without.)
   shape_ = shape_of(routes_, [&](int p) { return on_node(p); });
   const std::size_t need = slots_ > 0 ? mailbox_slots(shape_, node_credits_) : 0;
-  slot_need_ = static_cast<std::uint32_t>(transport::allreduce_max(static_cast<std::int64_t>(need)));
+  slot_need_ =
+      static_cast<std::uint32_t>(transport::allreduce_max(static_cast<std::int64_t>(need)));
   // A pool too small for any conveyor stays unused: its pages are never touched, and the budget
   // it was reserved from goes back to the heap.
   if (slots_ > 0 && slot_need_ > slots_) reserved_ -= part;
   // The link pool: credits per lane to another node that any conveyor may use beyond its own
   // one, reserved here once for all of them, on the receiving side as well (per link in). The
   // same on every PE: what a sender may have in flight is what its receiver reserved.
-  link_credits_ = static_cast<std::uint32_t>(transport::allreduce_min(static_cast<std::int64_t>(
-      link_credits_that_fit(shape_, capacity_, budget_left(),
-                            static_cast<std::uint32_t>(cfg.link_credits)))));
+  link_credits_ = static_cast<std::uint32_t>(
+      transport::allreduce_min(static_cast<std::int64_t>(link_credits_that_fit(
+          shape_, capacity_, budget_left(), static_cast<std::uint32_t>(cfg.link_credits)))));
   reserved_ += link_pool_bytes(shape_, capacity_, link_credits_);
   shared_free_.assign(static_cast<std::size_t>(routes_.lanes()), 0);
   owed_.assign(shared_free_.size(), 0);
@@ -232,7 +238,8 @@ void exchange::reclaim(outgoing& o, int dest) noexcept {
                    slots_);
     free_slots_.push_back(k);
     // The slot's header still names its conveyor and link: the return is that lane's credit.
-    const auto* h = reinterpret_cast<const buffer_header*>(my_slots_ + std::size_t{k} * node_capacity_);
+    const auto* h =
+        reinterpret_cast<const buffer_header*>(my_slots_ + std::size_t{k} * node_capacity_);
     credits_due_.emplace_back(tag_id(h->conveyor, link_class_of(h->flags)), dest);
   }
 }
@@ -299,8 +306,10 @@ exchange::~exchange() {
   for (auto& [id, list] : early_)
     for (auto& [src, buf] : list) release_arrival(src, buf);
   for (std::byte* b : free_) ::operator delete[](b, k_align);
-  MAILROOM_CHECK(slot_extras_taken_ == 0, "{} slots of the shared pool beyond the mailboxes' "
-                 "reservations were never given back", slot_extras_taken_);
+  MAILROOM_CHECK(slot_extras_taken_ == 0,
+                 "{} slots of the shared pool beyond the mailboxes' "
+                 "reservations were never given back",
+                 slot_extras_taken_);
   node_.reset();  // collective
 }
 
@@ -319,8 +328,7 @@ exchange::reservation exchange::reserve() noexcept {
   // Lanes within the node have C_node credits in slots or not: what keeps the node's memory
   // busy is the buffers in flight over all of them (and without slots each credit costs a full
   // buffer on both ends).
-  taken.credits =
-      credits_that_fit(shape_, capacity_, budget_left(), node_credits_, taken.in_slots);
+  taken.credits = credits_that_fit(shape_, capacity_, budget_left(), node_credits_, taken.in_slots);
   if (taken.credits == 0) return reservation{};
   taken.bytes = mailbox_reservation(shape_, capacity_, taken.credits, taken.in_slots);
   reserved_ += taken.bytes;
@@ -383,7 +391,8 @@ void traced_arrival(int source, const std::byte* buf) noexcept {
     std::memcpy(&items, buf + k_header_bytes, sizeof items);
     trace::record(trace::builtin().end_of_stream, trace::now(), -1, {source, h.conveyor, items, 0});
   } else {
-    trace::record(trace::builtin().arrive, trace::now(), -1, {source, h.conveyor, h.items, h.bytes});
+    trace::record(trace::builtin().arrive, trace::now(), -1,
+                  {source, h.conveyor, h.items, h.bytes});
   }
 }
 }  // namespace
@@ -406,11 +415,12 @@ void exchange::deliver(conveyor_core& c, int source, std::byte* buf) noexcept {
 
 void exchange::mismatch(int source, const buffer_header& h, const conveyor_core& c) const {
   // (Mailbox #k: the k-th mailbox or conveyor a PE constructed, counting from 0.)
-  MAILROOM_FAIL("PEs constructed their selectors differently: PE {} sent a buffer to its mailbox "
-                "#{}, {}; but on PE {} mailbox #{} is {}. Every PE must construct its selectors "
-                "and conveyors in the same order, with the same mailbox types",
-                source, h.conveyor, describe_signature(h.signature), me_, h.conveyor,
-                describe_signature(c.signature()));
+  MAILROOM_FAIL(
+      "PEs constructed their selectors differently: PE {} sent a buffer to its mailbox "
+      "#{}, {}; but on PE {} mailbox #{} is {}. Every PE must construct its selectors "
+      "and conveyors in the same order, with the same mailbox types",
+      source, h.conveyor, describe_signature(h.signature), me_, h.conveyor,
+      describe_signature(c.signature()));
 }
 
 namespace {
@@ -452,9 +462,10 @@ std::string exchange::describe_early() const {
   std::string out;
   for (const auto& [id, list] : early_) {
     const auto& h = *reinterpret_cast<const buffer_header*>(list.front().second);
-    out += fmt::format("  {} buffers arrived (first from PE {}) for mailbox #{}, which this PE "
-                       "has not constructed: on the sender, {}\n",
-                       list.size(), list.front().first, id, describe_signature(h.signature));
+    out += fmt::format(
+        "  {} buffers arrived (first from PE {}) for mailbox #{}, which this PE "
+        "has not constructed: on the sender, {}\n",
+        list.size(), list.front().first, id, describe_signature(h.signature));
   }
   return out;
 }
@@ -502,8 +513,7 @@ void exchange::release_arrival(int source, std::byte* buf) noexcept {
     return;
   }
   // Back to its sender: the ring of (source, this PE) in the source's part.
-  ring* r = reinterpret_cast<ring*>(
-      pair_base(node_->part(source), node_index(me_)));
+  ring* r = reinterpret_cast<ring*>(pair_base(node_->part(source), node_index(me_)));
   MAILROOM_ASSERT(slot - 1 < slots_);
   // (Written by this PE only: a relaxed load reads its own last store.)
   const std::uint32_t returned =
@@ -554,9 +564,7 @@ void exchange::send_end(int dest, std::uint32_t id, std::uint32_t signature, std
   channel_->send(dest, buf, k_end_bytes, buf);
 }
 
-void exchange::acknowledge(int source, std::uint32_t id) {
-  channel_->send_acks(source, &id, 1);
-}
+void exchange::acknowledge(int source, std::uint32_t id) { channel_->send_acks(source, &id, 1); }
 
 bool exchange::progress() {
   const bool shared = slots_ > 0 && poll_shared();

@@ -16,12 +16,12 @@ constexpr std::size_t k_node_bytes = std::size_t{128} << 10;  // filled per PE f
 constexpr std::size_t k_least_node_buffer = 4096;
 }  // namespace
 
-std::size_t node_buffer_bytes(std::uint64_t wanted, int node_size,
-                              std::size_t capacity) noexcept {
-  std::size_t b = wanted > 0 ? std::max<std::size_t>(static_cast<std::size_t>(wanted), 256)
-                             : std::max(k_least_node_buffer,
-                                        std::bit_floor(k_node_bytes /
-                                                       static_cast<std::size_t>(std::max(node_size, 1))));
+std::size_t node_buffer_bytes(std::uint64_t wanted, int node_size, std::size_t capacity) noexcept {
+  std::size_t b = wanted > 0
+                      ? std::max<std::size_t>(static_cast<std::size_t>(wanted), 256)
+                      : std::max(k_least_node_buffer,
+                                 std::bit_floor(k_node_bytes /
+                                                static_cast<std::size_t>(std::max(node_size, 1))));
   return std::min(round_up(b, 64), capacity);
 }
 
@@ -85,8 +85,8 @@ std::size_t link_pool_bytes(const mailbox_shape& s, std::size_t capacity,
   return capacity * k * (s.far_lanes + s.far_links_in);
 }
 
-std::uint32_t link_credits_that_fit(const mailbox_shape& s, std::size_t capacity,
-                                    std::size_t left, std::uint32_t most) noexcept {
+std::uint32_t link_credits_that_fit(const mailbox_shape& s, std::size_t capacity, std::size_t left,
+                                    std::uint32_t most) noexcept {
   const std::size_t per_credit = link_pool_bytes(s, capacity, 1);
   if (per_credit == 0) return most;
   return static_cast<std::uint32_t>(std::min<std::size_t>(most, left / 2 / per_credit));

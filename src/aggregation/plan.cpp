@@ -70,9 +70,9 @@ routing_plan plan_for(routing r, const config& cfg, const node_plan& node, int p
     const int pe = pe_list[k];
     const detail::routes& job = jobs[k];
     const detail::mailbox_shape& shape = shapes[k];
-    auto_fits = auto_fits && detail::auto_fits(shape, node.capacity,
-                                               static_cast<std::uint32_t>(cfg.link_credits),
-                                               cfg.budget_bytes);
+    auto_fits = auto_fits &&
+                detail::auto_fits(shape, node.capacity,
+                                  static_cast<std::uint32_t>(cfg.link_credits), cfg.budget_bytes);
     std::size_t in = 0;
     for (const auto& peers : job.in_peers) in += peers.size();
     routing_plan p;

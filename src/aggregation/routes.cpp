@@ -47,7 +47,8 @@ void add_node_lanes(routes& r, int me, int my_local, const std::vector<int>& min
 void check_room(const routes& r, int size, const char* routing) {
   MAILROOM_CHECK(r.lanes() < (1 << routes::k_lane_bits) && size <= 0x10000,
                  "{} routing: {} lanes on a node of {} PEs, more than its tables hold (use "
-                 "smaller nodes: MAILROOM_NODE_SIZE)", routing, r.lanes(), size);
+                 "smaller nodes: MAILROOM_NODE_SIZE)",
+                 routing, r.lanes(), size);
 }
 
 // The transit lane of class c (k_transit or k_transit2) to the PE of this node with index i.
@@ -236,7 +237,8 @@ int mesh_grid::first_hop(int a, int c) const noexcept {
 int routes::network_peers() const {
   std::vector<int> seen;
   for (int l = 0; l < lanes(); ++l)
-    if (cls[static_cast<std::size_t>(l)] == k_network || cls[static_cast<std::size_t>(l)] == k_network2)
+    if (cls[static_cast<std::size_t>(l)] == k_network ||
+        cls[static_cast<std::size_t>(l)] == k_network2)
       seen.push_back(peer[static_cast<std::size_t>(l)]);
   for (const std::uint32_t c : {k_network, k_network2})
     seen.insert(seen.end(), in_peers[c].begin(), in_peers[c].end());

@@ -70,10 +70,17 @@ bool parse_config_value(const char* kind, const std::string& text, std::uint64_t
   std::uint64_t mult = 1;
   if (std::strcmp(kind, "bytes") == 0 && i < text.size()) {
     switch (std::toupper(static_cast<unsigned char>(text[i]))) {
-      case 'K': mult = 1ull << 10; break;
-      case 'M': mult = 1ull << 20; break;
-      case 'G': mult = 1ull << 30; break;
-      default: return false;
+      case 'K':
+        mult = 1ull << 10;
+        break;
+      case 'M':
+        mult = 1ull << 20;
+        break;
+      case 'G':
+        mult = 1ull << 30;
+        break;
+      default:
+        return false;
     }
     ++i;
     if (i < text.size() && (text[i] == 'i' || text[i] == 'I')) ++i;
@@ -92,10 +99,14 @@ const config& current_config() noexcept { return g_config; }
 
 const char* routing_name(std::uint64_t r) noexcept {
   switch (static_cast<routing>(r)) {
-    case routing::automatic: return "auto";
-    case routing::direct: return "direct";
-    case routing::node: return "node";
-    case routing::mesh: return "mesh";
+    case routing::automatic:
+      return "auto";
+    case routing::direct:
+      return "direct";
+    case routing::node:
+      return "node";
+    case routing::mesh:
+      return "mesh";
   }
   return "?";
 }
@@ -139,15 +150,15 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 config config::from_environment() {
   config c;
-#define MAILROOM_CONFIG_PARSE(field, env, kind, def, doc)                                      \
-  if (const char* s = std::getenv(env)) {                                                      \
-    std::uint64_t v = 0;                                                                       \
-    MAILROOM_CHECK(detail::parse_config_value(#kind, s, v),                                    \
-                   "{}='{}' is not a valid value ({} expected: {})", env, s, #kind, doc);      \
-    const limits lim = limits_of(env);                                                         \
-    MAILROOM_CHECK(v >= lim.min && v <= lim.max, "{}={} is out of range [{}, {}]", env, v,     \
-                   lim.min, lim.max);                                                          \
-    c.field = v;                                                                               \
+#define MAILROOM_CONFIG_PARSE(field, env, kind, def, doc)                                  \
+  if (const char* s = std::getenv(env)) {                                                  \
+    std::uint64_t v = 0;                                                                   \
+    MAILROOM_CHECK(detail::parse_config_value(#kind, s, v),                                \
+                   "{}='{}' is not a valid value ({} expected: {})", env, s, #kind, doc);  \
+    const limits lim = limits_of(env);                                                     \
+    MAILROOM_CHECK(v >= lim.min && v <= lim.max, "{}={} is out of range [{}, {}]", env, v, \
+                   lim.min, lim.max);                                                      \
+    c.field = v;                                                                           \
   }
   MAILROOM_CONFIG_TABLE(MAILROOM_CONFIG_PARSE)
 #undef MAILROOM_CONFIG_PARSE
@@ -170,11 +181,10 @@ config config::from_environment() {
 
 std::string config::describe() const {
   std::string out;
-#define MAILROOM_CONFIG_PRINT(field, env, kind, def, doc)                                  \
-  out += fmt::format("  {:<31} {:>12}  {}\n", env,                                         \
-                     std::strcmp(#kind, "routing") == 0 ? routing_name(field)               \
-                                                        : fmt::format("{}", field),         \
-                     doc);
+#define MAILROOM_CONFIG_PRINT(field, env, kind, def, doc) \
+  out += fmt::format(                                     \
+      "  {:<31} {:>12}  {}\n", env,                       \
+      std::strcmp(#kind, "routing") == 0 ? routing_name(field) : fmt::format("{}", field), doc);
   MAILROOM_CONFIG_TABLE(MAILROOM_CONFIG_PRINT)
 #undef MAILROOM_CONFIG_PRINT
   const char* trace = std::getenv("MAILROOM_TRACE");

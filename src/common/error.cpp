@@ -19,9 +19,7 @@ MAILROOM_PE_LOCAL(g_abort);
 MAILROOM_PE_LOCAL(t_site);
 }  // namespace
 
-call_site::call_site(const source_location& where) noexcept : previous_(t_site) {
-  t_site = &where;
-}
+call_site::call_site(const source_location& where) noexcept : previous_(t_site) { t_site = &where; }
 call_site::~call_site() { t_site = previous_; }
 const source_location* call_site::current() noexcept { return t_site; }
 
@@ -34,8 +32,8 @@ void fail(const char* file, int line, std::string_view what) noexcept {
   if (g_rank >= 0) std::snprintf(rank, sizeof rank, "rank %d: ", g_rank);
   if (t_site != nullptr && t_site->line() > 0)
     std::fprintf(stderr, "mailroom: %s%s:%u: %.*s [%s:%d]\n", rank, t_site->file_name(),
-                 static_cast<unsigned>(t_site->line()), static_cast<int>(what.size()),
-                 what.data(), file, line);
+                 static_cast<unsigned>(t_site->line()), static_cast<int>(what.size()), what.data(),
+                 file, line);
   else
     std::fprintf(stderr, "mailroom: %s%s:%d: %.*s\n", rank, file, line,
                  static_cast<int>(what.size()), what.data());

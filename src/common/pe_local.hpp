@@ -15,7 +15,7 @@ class pe_locals {
  public:
   struct entry {
     void* var;
-    void* (*make)(const void* initial);   // a parked copy holding the initial value
+    void* (*make)(const void* initial);  // a parked copy holding the initial value
     void (*destroy)(void* parked) noexcept;
     void (*swap)(void* a, void* b) noexcept;
     void* initial;  // a copy of the value at registration (static initialisation), or null
@@ -26,20 +26,19 @@ class pe_locals {
   static bool add(T& var) {
     void* initial = nullptr;
     if constexpr (std::is_copy_constructible_v<T>) initial = new T(var);
-    registry().list.push_back(
-        {&var,
-         [](const void* init) -> void* {
-           if constexpr (std::is_copy_constructible_v<T>) {
-             if (init != nullptr) return new T(*static_cast<const T*>(init));
-           }
-           return new T();
-         },
-         [](void* p) noexcept { delete static_cast<T*>(p); },
-         [](void* a, void* b) noexcept {
-           using std::swap;
-           swap(*static_cast<T*>(a), *static_cast<T*>(b));
-         },
-         initial});
+    registry().list.push_back({&var,
+                               [](const void* init) -> void* {
+                                 if constexpr (std::is_copy_constructible_v<T>) {
+                                   if (init != nullptr) return new T(*static_cast<const T*>(init));
+                                 }
+                                 return new T();
+                               },
+                               [](void* p) noexcept { delete static_cast<T*>(p); },
+                               [](void* a, void* b) noexcept {
+                                 using std::swap;
+                                 swap(*static_cast<T*>(a), *static_cast<T*>(b));
+                               },
+                               initial});
     return true;
   }
   /// Called after every switch to a PE, once its values are in (e.g. to map its memory).
@@ -69,6 +68,6 @@ class pe_locals {
 #define MAILROOM_PE_LOCAL_CAT2(a, b) a##b
 #define MAILROOM_PE_LOCAL_CAT(a, b) MAILROOM_PE_LOCAL_CAT2(a, b)
 /// Marks a global (defined above, in the same file) as one PE's state.
-#define MAILROOM_PE_LOCAL(var)                                                      \
+#define MAILROOM_PE_LOCAL(var)                                                             \
   [[maybe_unused]] static const bool MAILROOM_PE_LOCAL_CAT(mailroom_pe_local_, __LINE__) = \
       ::mailroom::detail::pe_locals::add(var)

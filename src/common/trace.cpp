@@ -56,7 +56,9 @@ MAILROOM_PE_LOCAL(g_state);
 // the process, runs them one at a time on one thread, so one lock serves every PE.
 std::mutex g_lock;
 
-std::string part_name(const std::string& file, int rank) { return fmt::format("{}.{}", file, rank); }
+std::string part_name(const std::string& file, int rank) {
+  return fmt::format("{}.{}", file, rank);
+}
 
 void write_json_string(std::FILE* f, const std::string& s) {
   std::fputc('"', f);
@@ -129,15 +131,18 @@ void write_part() {
   std::FILE* f = std::fopen(part.c_str(), "w");
   MAILROOM_CHECK(f != nullptr, "MAILROOM_TRACE: cannot write {}", part);
   // Every line starts with a comma: merge() puts the parts after one leading entry.
-  fmt::print(f, ",{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"name\":\"PE "
-                "{}\"}}}}\n",
+  fmt::print(f,
+             ",{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"name\":\"PE "
+             "{}\"}}}}\n",
              s.rank, s.rank);
-  fmt::print(f, ",{{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":{},\"args\":"
-                "{{\"sort_index\":{}}}}}\n",
+  fmt::print(f,
+             ",{{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":{},\"args\":"
+             "{{\"sort_index\":{}}}}}\n",
              s.rank, s.rank);
   if (s.lost > 0)
-    fmt::print(f, ",{{\"name\":\"trace full: {} events lost\",\"ph\":\"i\",\"s\":\"p\",\"ts\":{:.3f},"
-                  "\"pid\":{},\"tid\":0}}\n",
+    fmt::print(f,
+               ",{{\"name\":\"trace full: {} events lost\",\"ph\":\"i\",\"s\":\"p\",\"ts\":{:.3f},"
+               "\"pid\":{},\"tid\":0}}\n",
                s.lost, s.events.empty() ? 0.0 : s.events.back().ts, s.rank);
   for (const event& e : s.events) {
     const kind_info& k = s.kinds[e.kind];
@@ -159,9 +164,10 @@ void write_part() {
   const bool ok = std::ferror(f) == 0;
   MAILROOM_CHECK(std::fclose(f) == 0 && ok, "MAILROOM_TRACE: writing {} failed", part);
   if (s.lost > 0)
-    std::fprintf(stderr, "mailroom: rank %d: MAILROOM_TRACE kept the first %zu events; %llu more "
-                 "were not recorded\n", s.rank, k_max_events,
-                 static_cast<unsigned long long>(s.lost));
+    std::fprintf(stderr,
+                 "mailroom: rank %d: MAILROOM_TRACE kept the first %zu events; %llu more "
+                 "were not recorded\n",
+                 s.rank, k_max_events, static_cast<unsigned long long>(s.lost));
 }
 
 void merge() {
@@ -189,7 +195,8 @@ void merge() {
   out.close();
   MAILROOM_CHECK(!out.fail(), "MAILROOM_TRACE: writing {} failed", s.file);
   if (!missing.empty())
-    std::fprintf(stderr, "mailroom: MAILROOM_TRACE: %s holds %d of %d PEs; the parts of PE %d "
+    std::fprintf(stderr,
+                 "mailroom: MAILROOM_TRACE: %s holds %d of %d PEs; the parts of PE %d "
                  "and %zu more are not on this host's file system (%s.<rank> where each ran)\n",
                  s.file.c_str(), s.pes - static_cast<int>(missing.size()), s.pes, missing.front(),
                  missing.size() - 1, s.file.c_str());

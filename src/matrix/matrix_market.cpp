@@ -252,7 +252,8 @@ std::optional<sparse_matrix::serial> parse_or_fail(std::string_view text, const 
     // At most 2^62 - 1, so that rows + 1 and the bounds below cannot overflow.
     constexpr std::int64_t cap = (std::int64_t{1} << 62) - 1;
     const std::int64_t limit[3] = {std::min(lim.max_dimension, cap),
-                                   std::min(lim.max_dimension, cap), std::min(lim.max_entries, cap)};
+                                   std::min(lim.max_dimension, cap),
+                                   std::min(lim.max_entries, cap)};
     for (int w = 0; w < 3; ++w) {
       if (!t.next(word)) {
         fail = {size_line, fmt::format("the size line ends before the number of {}: expected "
@@ -275,10 +276,10 @@ std::optional<sparse_matrix::serial> parse_or_fail(std::string_view text, const 
     return std::nullopt;
   }
   // The number of positions, saturated: the limits may allow a product past 63 bits.
-  const std::int64_t positions =
-      symmetric ? saturating_product(rows % 2 == 0 ? rows / 2 : rows,
-                                     rows % 2 == 0 ? rows + 1 : (rows + 1) / 2)
-                : saturating_product(rows, cols);
+  const std::int64_t positions = symmetric
+                                     ? saturating_product(rows % 2 == 0 ? rows / 2 : rows,
+                                                          rows % 2 == 0 ? rows + 1 : (rows + 1) / 2)
+                                     : saturating_product(rows, cols);
   if (nnz > positions) {
     fail = {size_line, fmt::format("{} entries do not fit in a {} x {}{} matrix ({} positions)",
                                    nnz, rows, cols, symmetric ? " symmetric" : "", positions)};
@@ -399,8 +400,7 @@ std::optional<sparse_matrix::serial> parse_or_fail(std::string_view text, const 
 
 }  // namespace
 
-std::optional<sparse_matrix::serial> parse(std::string_view text, error& err,
-                                           const limits& lim) {
+std::optional<sparse_matrix::serial> parse(std::string_view text, error& err, const limits& lim) {
   failure fail{0, {}};
   auto m = parse_or_fail(text, lim, fail);
   if (!m) err = {fail.line, std::move(fail.message)};

@@ -22,12 +22,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
-#include <cerrno>
-#include <cstring>
 #include <vector>
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -56,9 +56,9 @@ MAILROOM_PE_LOCAL(g_allocations);
 // object, mapped at the symmetric address by its PE and anywhere by the others): their loads,
 // stores and hardware atomics reach it directly. The heap window reaches the others (MPI RMA);
 // it exists when some PE is not mapped here (more than one node, or the simulated machine).
-std::vector<int> g_node_pes;            // world ranks whose heaps are mapped here, ascending
-std::vector<std::byte*> g_node_heaps;   // their bases here (this PE's own: g_base)
-bool g_node_contiguous = false;         // g_node_pes is a run of consecutive ranks
+std::vector<int> g_node_pes;           // world ranks whose heaps are mapped here, ascending
+std::vector<std::byte*> g_node_heaps;  // their bases here (this PE's own: g_base)
+bool g_node_contiguous = false;        // g_node_pes is a run of consecutive ranks
 std::unique_ptr<transport::heap_window> g_window;
 MAILROOM_PE_LOCAL(g_node_pes);
 MAILROOM_PE_LOCAL(g_node_heaps);
@@ -127,8 +127,8 @@ bool create_shared_heap(std::uint64_t job, std::size_t bytes, int& fd) {
   }
   // Shared when no PE wanted it and could not have it; none when no node has several PEs.
   const bool ok = !want || fd >= 0;
-  const bool shared = transport::allreduce_min(ok ? 1 : 0) == 1 &&
-                      transport::allreduce_max(want ? 1 : 0) == 1;
+  const bool shared =
+      transport::allreduce_min(ok ? 1 : 0) == 1 && transport::allreduce_max(want ? 1 : 0) == 1;
   if (shared) return true;
   if (fd >= 0) {
     close(fd);
@@ -137,9 +137,11 @@ bool create_shared_heap(std::uint64_t job, std::size_t bytes, int& fd) {
   }
   if (transport::allreduce_max(want ? 1 : 0) == 1 && current_config().verbose > 0 &&
       transport::rank() == 0)
-    std::fprintf(stderr, "mailroom: the symmetric heaps are not shared within nodes (a "
+    std::fprintf(stderr,
+                 "mailroom: the symmetric heaps are not shared within nodes (a "
                  "shared-memory object of %zu bytes per PE did not fit or could not be "
-                 "created); one-sided operations go through MPI\n", bytes);
+                 "created); one-sided operations go through MPI\n",
+                 bytes);
   return false;
 }
 
@@ -170,8 +172,8 @@ void map_node_heaps(std::uint64_t job, bool shared, int fd) {
         if (peer < 0)
           fail_unlinking(job, fd, "cannot open the symmetric heap of PE {} ({}): {}", p, name,
                          std::strerror(errno));
-        void* m = mmap(nullptr, g_reserved, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
-                       peer, 0);
+        void* m =
+            mmap(nullptr, g_reserved, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, peer, 0);
         close(peer);
         if (m == MAP_FAILED)
           fail_unlinking(job, fd, "cannot map the symmetric heap of PE {}: {}", p,
@@ -190,8 +192,8 @@ void map_node_heaps(std::uint64_t job, bool shared, int fd) {
     g_node_pes.push_back(me);
     g_node_heaps.push_back(g_base);
   }
-  g_node_contiguous = g_node_pes.back() - g_node_pes.front() + 1 ==
-                      static_cast<int>(g_node_pes.size());
+  g_node_contiguous =
+      g_node_pes.back() - g_node_pes.front() + 1 == static_cast<int>(g_node_pes.size());
   const bool all_mapped = static_cast<int>(g_node_pes.size()) == P;
   if (transport::allreduce_min(all_mapped ? 1 : 0) == 0)
     g_window = std::make_unique<transport::heap_window>(g_base, g_reserved);
@@ -222,8 +224,10 @@ void symmetric_start(std::size_t bytes) {
   const int pes = transport::size();
   void* own = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (own == MAP_FAILED)
-    fail_unlinking(job, fd, "cannot reserve {} bytes for the symmetric heap: {} (lower "
-                   "MAILROOM_SYMMETRIC_HEAP_BYTES)", bytes, std::strerror(errno));
+    fail_unlinking(job, fd,
+                   "cannot reserve {} bytes for the symmetric heap: {} (lower "
+                   "MAILROOM_SYMMETRIC_HEAP_BYTES)",
+                   bytes, std::strerror(errno));
   const auto own_addr = reinterpret_cast<std::uintptr_t>(own);
   munmap(own, bytes);
   std::vector<std::uintptr_t> candidates;
@@ -232,8 +236,8 @@ void symmetric_start(std::size_t bytes) {
     transport::broadcast(&a, sizeof a, r);
     candidates.push_back(a);
   }
-  for (std::uintptr_t a : {0x200000000000ull, 0x300000000000ull, 0x100000000000ull,
-                           0x500000000000ull})
+  for (std::uintptr_t a :
+       {0x200000000000ull, 0x300000000000ull, 0x100000000000ull, 0x500000000000ull})
     candidates.push_back(a);
   for (std::uintptr_t a : candidates) {
     const bool ok = map_at(a, bytes, fd);
@@ -246,7 +250,8 @@ void symmetric_start(std::size_t bytes) {
     }
     if (ok) munmap(reinterpret_cast<void*>(a), bytes);  // NOLINT(performance-no-int-to-ptr)
   }
-  fail_unlinking(job, fd, "no address range of {} bytes is free on every PE for the symmetric "
+  fail_unlinking(job, fd,
+                 "no address range of {} bytes is free on every PE for the symmetric "
                  "heap (tried {} candidates; lower MAILROOM_SYMMETRIC_HEAP_BYTES)",
                  bytes, candidates.size());
 }
@@ -340,8 +345,10 @@ void* symmetric_atomic_peer(int pe, const void* p) noexcept {
 namespace {
 transport::heap_window& window_for(int pe) {
   if (t_worker > 0) check_runtime_thread("a one-sided operation on a PE of another node");
-  MAILROOM_CHECK(g_window != nullptr, "one-sided access to PE {}, whose symmetric heap is not "
-                 "reachable (the runtime has ended?)", pe);
+  MAILROOM_CHECK(g_window != nullptr,
+                 "one-sided access to PE {}, whose symmetric heap is not "
+                 "reachable (the runtime has ended?)",
+                 pe);
   return *g_window;
 }
 std::size_t offset_of(const void* p) {
@@ -355,8 +362,8 @@ void symmetric_get(int pe, const void* p, void* out, std::size_t bytes) {
 void symmetric_put(int pe, void* p, const void* in, std::size_t bytes) {
   window_for(pe).put(pe, offset_of(p), in, bytes);
 }
-std::uint64_t symmetric_atomic(int pe, void* p, elem_type type, atomic_op op,
-                               std::uint64_t operand, std::uint64_t compare) {
+std::uint64_t symmetric_atomic(int pe, void* p, elem_type type, atomic_op op, std::uint64_t operand,
+                               std::uint64_t compare) {
   return window_for(pe).atomic(pe, offset_of(p), type, op, operand, compare);
 }
 std::unique_ptr<transport::request> symmetric_start_get(int pe, const void* p, void* out,
@@ -378,12 +385,16 @@ int one_sided_pes() noexcept { return g_base != nullptr ? transport::size() : 0;
 
 void one_sided_out_of_range(const char* op, int pe, std::size_t i, std::size_t n,
                             std::size_t size) {
-  MAILROOM_CHECK(g_base != nullptr, "symmetric_array::{} called before mailroom::runtime exists "
-                 "(or after it ended)", op);
-  MAILROOM_CHECK(pe >= 0 && pe < transport::size(), "symmetric_array::{}: PE {} is out of range "
-                 "[0, {})", op, pe, transport::size());
-  MAILROOM_FAIL("symmetric_array::{}: elements [{}, {}) out of range of an array of {} per PE",
-                op, i, i + n, size);
+  MAILROOM_CHECK(g_base != nullptr,
+                 "symmetric_array::{} called before mailroom::runtime exists "
+                 "(or after it ended)",
+                 op);
+  MAILROOM_CHECK(pe >= 0 && pe < transport::size(),
+                 "symmetric_array::{}: PE {} is out of range "
+                 "[0, {})",
+                 op, pe, transport::size());
+  MAILROOM_FAIL("symmetric_array::{}: elements [{}, {}) out of range of an array of {} per PE", op,
+                i, i + n, size);
 }
 
 void quiet() {

@@ -10,7 +10,6 @@
 #include "pgas/pending.hpp"
 #include "pgas/team_state.hpp"
 
-
 #include <limits>
 #include <numeric>
 
@@ -26,7 +25,8 @@ template <class Start>
 future<void> launch(const team& t, const char* what, bool wait, Start start) {
   MAILROOM_CHECK(!scheduler::in_handler(),
                  "{} called from a handler: collectives are started by every member in the same "
-                 "order from user code", what);
+                 "order from user code",
+                 what);
   scheduler::check_not_completing(what);
   transport::group& g = *t.state().group;
   const double traced_from = MAILROOM_UNLIKELY(trace::g_on) ? trace::now() : -1.0;
@@ -46,42 +46,38 @@ future<void> launch(const team& t, const char* what, bool wait, Start start) {
 
 future<void> start_all_reduce(const team& t, const void* in, void* out, std::size_t count,
                               const reduction& r, bool wait) {
-  return launch(t, "all_reduce", wait, [&](transport::group& g) {
-    return g.start_allreduce(in, out, count, r);
-  });
+  return launch(t, "all_reduce", wait,
+                [&](transport::group& g) { return g.start_allreduce(in, out, count, r); });
 }
 future<void> start_exclusive_scan(const team& t, const void* in, void* out, std::size_t count,
                                   const reduction& r, bool wait) {
-  return launch(t, "exclusive_scan", wait, [&](transport::group& g) {
-    return g.start_exscan(in, out, count, r);
-  });
+  return launch(t, "exclusive_scan", wait,
+                [&](transport::group& g) { return g.start_exscan(in, out, count, r); });
 }
 future<void> start_broadcast(const team& t, void* data, std::size_t bytes, int root, bool wait) {
-  MAILROOM_CHECK(root >= 0 && root < t.size(), "broadcast: root {} is not a member rank in "
-                 "[0, {})", root, t.size());
-  return launch(t, "broadcast", wait, [&](transport::group& g) {
-    return g.start_broadcast(data, bytes, root);
-  });
+  MAILROOM_CHECK(root >= 0 && root < t.size(),
+                 "broadcast: root {} is not a member rank in "
+                 "[0, {})",
+                 root, t.size());
+  return launch(t, "broadcast", wait,
+                [&](transport::group& g) { return g.start_broadcast(data, bytes, root); });
 }
 future<void> start_gather(const team& t, const void* in, void* out, std::size_t bytes, int root,
                           bool wait) {
   MAILROOM_CHECK(root >= 0 && root < t.size(), "gather: root {} is not a member rank in [0, {})",
                  root, t.size());
-  return launch(t, "gather", wait, [&](transport::group& g) {
-    return g.start_gather(in, out, bytes, root);
-  });
+  return launch(t, "gather", wait,
+                [&](transport::group& g) { return g.start_gather(in, out, bytes, root); });
 }
 future<void> start_all_gather(const team& t, const void* in, void* out, std::size_t bytes,
                               bool wait) {
-  return launch(t, "all_gather", wait, [&](transport::group& g) {
-    return g.start_allgather(in, out, bytes);
-  });
+  return launch(t, "all_gather", wait,
+                [&](transport::group& g) { return g.start_allgather(in, out, bytes); });
 }
 future<void> start_all_to_all(const team& t, const void* in, void* out, std::size_t bytes,
                               bool wait) {
-  return launch(t, "all_to_all", wait, [&](transport::group& g) {
-    return g.start_alltoall(in, out, bytes);
-  });
+  return launch(t, "all_to_all", wait,
+                [&](transport::group& g) { return g.start_alltoall(in, out, bytes); });
 }
 
 future<void> start_all_to_all_v(const team& t, const void* send, std::span<const int> counts,
@@ -109,16 +105,19 @@ future<void> start_all_to_all_v(const team& t, const void* send, std::span<const
   start_all_to_all(t, s->send_counts.data(), s->recv_counts.data(), sizeof(int), true);
   std::int64_t total = 0;
   for (std::size_t p = 0; p < n; ++p) {
-    MAILROOM_CHECK(total <= std::numeric_limits<int>::max(), "all_to_all_v: more than 2^31 - 1 "
+    MAILROOM_CHECK(total <= std::numeric_limits<int>::max(),
+                   "all_to_all_v: more than 2^31 - 1 "
                    "elements arrive at this member; MPI counts are ints");
     s->recv_displs[p] = static_cast<int>(total);
     total += s->recv_counts[p];
   }
   void* recv = out(static_cast<std::size_t>(total));
-  return launch(t, "all_to_all_v", wait, [&](transport::group& g) {
-           return g.start_alltoallv(send, s->send_counts.data(), s->send_displs.data(), recv,
-                                    s->recv_counts.data(), s->recv_displs.data(), elem_bytes);
-         })
+  return launch(t, "all_to_all_v", wait,
+                [&](transport::group& g) {
+                  return g.start_alltoallv(send, s->send_counts.data(), s->send_displs.data(), recv,
+                                           s->recv_counts.data(), s->recv_displs.data(),
+                                           elem_bytes);
+                })
       .then([s] {});
 }
 

@@ -40,10 +40,9 @@ class request_op final : public pending_op {
 }  // namespace
 
 void trace_operation(const op_label& label) {
-  const std::uint32_t k =
-      trace::kind_for(reinterpret_cast<std::uintptr_t>(label.what), [&] {
-        return trace::kind(label.what, "collectives", {"pes", "number", nullptr, nullptr});
-      });
+  const std::uint32_t k = trace::kind_for(reinterpret_cast<std::uintptr_t>(label.what), [&] {
+    return trace::kind(label.what, "collectives", {"pes", "number", nullptr, nullptr});
+  });
   trace::record(k, label.traced_from, trace::now() - label.traced_from,
                 {static_cast<std::int64_t>(label.a), static_cast<std::int64_t>(label.b), 0, 0});
 }
@@ -57,6 +56,5 @@ future<void> track(std::unique_ptr<transport::request> req, const op_label& labe
   scheduler::pending.push_back(std::move(op));
   return f;
 }
-
 
 }  // namespace mailroom::detail

@@ -32,7 +32,8 @@ MAILROOM_PE_LOCAL(g_next_mailbox);
 }  // namespace
 
 team_state::team_state(std::unique_ptr<transport::group> g, std::uint32_t team_id) noexcept
-    : own(std::move(g)), group(own != nullptr ? own.get() : &transport::group::world()),
+    : own(std::move(g)),
+      group(own != nullptr ? own.get() : &transport::group::world()),
       id(team_id) {}
 
 team_state::~team_state() {
@@ -52,10 +53,11 @@ team_lanes next_team_mailbox(const team& t) {
     std::vector<int> members(static_cast<std::size_t>(s.group->size()));
     for (int r = 0; r < s.group->size(); ++r)
       members[static_cast<std::size_t>(r)] = s.group->world_rank(r);
-    s.lanes = std::make_unique<routes>(routes::members(transport::rank(), transport::size(), members));
+    s.lanes =
+        std::make_unique<routes>(routes::members(transport::rank(), transport::size(), members));
   }
-  const std::uint32_t id = exchange::k_team_conveyor | s.id << team_state::k_mailbox_bits |
-                           s.mailboxes++;
+  const std::uint32_t id =
+      exchange::k_team_conveyor | s.id << team_state::k_mailbox_bits | s.mailboxes++;
   return team_lanes{s.lanes.get(), id};
 }
 
@@ -86,10 +88,13 @@ team team::split(int colour, int key) const {
   std::uint32_t id = 0;
   for (std::size_t w = 0; w < used.size() && id == 0; ++w)
     if (~used[w] != 0)
-      id = static_cast<std::uint32_t>(64 * w) + static_cast<std::uint32_t>(std::countr_one(used[w]));
-  MAILROOM_CHECK(id != 0, "team::split: no team id is left: a PE of the new team holds {} teams "
+      id =
+          static_cast<std::uint32_t>(64 * w) + static_cast<std::uint32_t>(std::countr_one(used[w]));
+  MAILROOM_CHECK(id != 0,
+                 "team::split: no team id is left: a PE of the new team holds {} teams "
                  "(teams whose selectors used 65,536 mailboxes count for good); let go of teams "
-                 "no longer needed", detail::team_state::k_ids - 1);
+                 "no longer needed",
+                 detail::team_state::k_ids - 1);
   detail::g_team_ids[id / 64] |= std::uint64_t{1} << (id % 64);
   out.state_->id = id;
   out.state_->mailboxes = all_reduce(detail::g_next_mailbox[id], max<>{}, out);
@@ -101,15 +106,18 @@ int team::size() const noexcept { return state_ == nullptr ? 0 : state_->group->
 pe team::world_pe(int r) const noexcept { return pe(state_->group->world_rank(r)); }
 
 detail::team_state& team::state() const {
-  MAILROOM_CHECK(state_ != nullptr, "a collective on an empty team (split with a negative "
+  MAILROOM_CHECK(state_ != nullptr,
+                 "a collective on an empty team (split with a negative "
                  "colour): this PE is not a member");
   return *state_;
 }
 
 grid_teams split_grid(int columns) {
   const team w = team::world();
-  MAILROOM_CHECK(columns >= 1 && columns <= w.size(), "split_grid({}): the number of columns "
-                 "must be in [1, {}]", columns, w.size());
+  MAILROOM_CHECK(columns >= 1 && columns <= w.size(),
+                 "split_grid({}): the number of columns "
+                 "must be in [1, {}]",
+                 columns, w.size());
   const int me = w.rank();
   team row = w.split(me / columns, me % columns);
   team column = w.split(me % columns, me / columns);

@@ -25,9 +25,9 @@ struct team_state {
 
   std::unique_ptr<transport::group> own;  // null for the world
   transport::group* group;
-  std::uint32_t id;                   // 0: the world
-  std::uint32_t mailboxes = 0;        // the next mailbox's number (the same on every member)
-  std::unique_ptr<routes> lanes;      // its members' routes, from its first mailbox on
+  std::uint32_t id;               // 0: the world
+  std::uint32_t mailboxes = 0;    // the next mailbox's number (the same on every member)
+  std::unique_ptr<routes> lanes;  // its members' routes, from its first mailbox on
 };
 
 }  // namespace mailroom::detail

@@ -43,8 +43,8 @@ class worker_task_scope {
  public:
   explicit worker_task_scope(bool from_handler) noexcept
       : task_(t_handler_task, from_handler),
-        from_(scheduler::sending_from, from_handler ? scheduler::k_from_worker_handler
-                                                    : scheduler::k_from_worker_user) {}
+        from_(scheduler::sending_from,
+              from_handler ? scheduler::k_from_worker_handler : scheduler::k_from_worker_user) {}
 
  private:
   scoped_assign<bool> task_;

@@ -29,8 +29,10 @@ std::int64_t fnv1a(std::int64_t h, const void* p, std::size_t n) {
 }  // namespace
 
 std::size_t lambda_record_bytes(std::uint32_t id) noexcept {
-  MAILROOM_CHECK(id < g_lambda_count, "a lambda message with handler id {} arrived; this program "
-                 "has {} (is every PE running the same binary?)", id, g_lambda_count);
+  MAILROOM_CHECK(id < g_lambda_count,
+                 "a lambda message with handler id {} arrived; this program "
+                 "has {} (is every PE running the same binary?)",
+                 id, g_lambda_count);
   return 8 * ((std::size_t{g_lambda_table[id]->size} + 7) / 8);
 }
 
@@ -41,8 +43,9 @@ bool register_lambda(lambda_entry* e) noexcept {
 
 void finalize_lambda_registry() {
   auto& r = registry();
-  std::sort(r.begin(), r.end(),
-            [](const lambda_entry* a, const lambda_entry* b) { return std::strcmp(a->name, b->name) < 0; });
+  std::sort(r.begin(), r.end(), [](const lambda_entry* a, const lambda_entry* b) {
+    return std::strcmp(a->name, b->name) < 0;
+  });
   r.erase(std::unique(r.begin(), r.end()), r.end());
   std::int64_t h = static_cast<std::int64_t>(1469598103934665603ull >> 1);
   for (std::uint32_t i = 0; i < r.size(); ++i) {

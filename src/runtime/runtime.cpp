@@ -53,7 +53,8 @@ void progress_in_collective(const char* what) {
 }
 
 void start(int* argc, char*** argv, communicator comm) {
-  MAILROOM_CHECK(!g_runtime_exists, "a second mailroom::runtime was constructed; create one per "
+  MAILROOM_CHECK(!g_runtime_exists,
+                 "a second mailroom::runtime was constructed; create one per "
                  "program");
   transport::init(argc, argv, comm.is_world(), comm.fortran_handle());
   mailroom::config cfg = mailroom::config::from_environment();
@@ -65,8 +66,8 @@ void start(int* argc, char*** argv, communicator comm) {
   transport::group::world().reduce_within_node(cfg.node_reduce_bytes);
   if (cfg.verbose > 0 && transport::rank() == 0) {
     std::fprintf(stderr, "mailroom: %d PEs on %d node(s), %s\nmailroom configuration:\n%s",
-                 transport::size(), transport::layout().nodes,
-                 transport::library_version().c_str(), cfg.describe().c_str());
+                 transport::size(), transport::layout().nodes, transport::library_version().c_str(),
+                 cfg.describe().c_str());
   }
   detail::symmetric_start(cfg.symmetric_heap_bytes);
   detail::finalize_lambda_registry();
@@ -74,28 +75,32 @@ void start(int* argc, char*** argv, communicator comm) {
   if (cfg.verbose > 0 && transport::rank() == 0) {
     const auto& ex = detail::exchange::get();
     const auto& r = ex.job_routes();
-    std::fprintf(stderr, "mailroom: routing %s: %d lanes per typed mailbox on rank 0, %d network "
-                 "peers, %u link pool credits per lane to another node\n", routing_in_use(),
-                 r.lanes(), r.network_peers(), ex.link_credits());
+    std::fprintf(stderr,
+                 "mailroom: routing %s: %d lanes per typed mailbox on rank 0, %d network "
+                 "peers, %u link pool credits per lane to another node\n",
+                 routing_in_use(), r.lanes(), r.network_peers(), ex.link_credits());
   }
   g_barrier = std::make_unique<transport::collective_context>();
   g_quiesce = std::make_unique<transport::collective_context>();
   g_runtime_exists = true;
   const auto workers = static_cast<int>(std::min<std::uint64_t>(cfg.workers, 1u << 20));
   if (workers > 1) {
-    MAILROOM_CHECK(!simulated(), "MAILROOM_WORKERS={}: the simulated machine runs every PE on "
-                   "one thread; use MAILROOM_WORKERS=1 there", workers);
+    MAILROOM_CHECK(!simulated(),
+                   "MAILROOM_WORKERS={}: the simulated machine runs every PE on "
+                   "one thread; use MAILROOM_WORKERS=1 there",
+                   workers);
     MAILROOM_CHECK(transport::threads_allowed(),
                    "MAILROOM_WORKERS={} needs MPI initialised with MPI_THREAD_FUNNELED at least "
                    "(the program initialised it with MPI_THREAD_SINGLE, which allows no other "
-                   "thread in the process)", workers);
+                   "thread in the process)",
+                   workers);
   }
   detail::start_workers(workers);
   detail::scheduler::staging_in_use = workers > 1;
   transport::barrier();
   detail::trace::start(transport::rank(), transport::size());
-  transport::set_progress_hooks({&mailroom_active, &progress_in_collective,
-                                 [] { return detail::scheduler::waiting_in; }});
+  transport::set_progress_hooks(
+      {&mailroom_active, &progress_in_collective, [] { return detail::scheduler::waiting_in; }});
 }
 }  // namespace
 
@@ -131,9 +136,10 @@ const mailroom::config& runtime::config() const noexcept { return current_config
 
 namespace {
 [[noreturn, gnu::cold]] void before_runtime(const char* call) {
-  MAILROOM_FAIL("{} called before mailroom::runtime exists (construct `mailroom::runtime "
-                "rt(argc, argv);` first): it has no PEs to tell of yet",
-                call);
+  MAILROOM_FAIL(
+      "{} called before mailroom::runtime exists (construct `mailroom::runtime "
+      "rt(argc, argv);` first): it has no PEs to tell of yet",
+      call);
 }
 }  // namespace
 
@@ -164,7 +170,8 @@ void yield() {
 
 void barrier() {
   detail::scheduler::check_running("mailroom::barrier");
-  MAILROOM_CHECK(!detail::scheduler::in_handler(), "barrier() called from a handler: handlers "
+  MAILROOM_CHECK(!detail::scheduler::in_handler(),
+                 "barrier() called from a handler: handlers "
                  "must never block");
   detail::quiet();  // (every put before the barrier is visible after it)
   progressing_barrier();
@@ -184,7 +191,8 @@ namespace mailroom {
 void quiesce() {
   using detail::scheduler;
   scheduler::check_running("mailroom::quiesce");
-  MAILROOM_CHECK(!scheduler::in_handler(), "quiesce() called from a handler: handlers must "
+  MAILROOM_CHECK(!scheduler::in_handler(),
+                 "quiesce() called from a handler: handlers must "
                  "never block");
   detail::exchange& ex = detail::exchange::get();
   termination::quiescence waves;

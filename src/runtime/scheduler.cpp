@@ -216,7 +216,8 @@ void scheduler::check_not_completing(const char* what) {
   MAILROOM_CHECK(!completing,
                  "{} called from a continuation that the progress engine ran: that moment "
                  "differs from PE to PE, so collective calls would start in different orders; "
-                 "wait for the future in user code, then call it", what);
+                 "wait for the future in user code, then call it",
+                 what);
 }
 
 void wait_until(bool (*ready)(const void*), const void* state, const char* what) {
@@ -224,7 +225,8 @@ void wait_until(bool (*ready)(const void*), const void* state, const char* what)
   MAILROOM_CHECK(!scheduler::in_handler(),
                  "{} called from inside a handler on a future that is not ready: handlers must "
                  "never block (nor the tasks they spawn); use then() to run code once the value "
-                 "is there", what);
+                 "is there",
+                 what);
   scheduler::check_running(what);
   if (t_worker > 0) {
     help_until(ready, state, what);
@@ -283,10 +285,11 @@ void scheduler::watch_idle() {
   for (const auto& op : pending) report += "  in flight: " + op->describe() + "\n";
   if (report.empty()) report = "  (no live selector)\n";
   report += exchange::get().describe_early();
-  std::fprintf(stderr, "mailroom: rank %d: watchdog: no progress for %.0f s (MAILROOM_WATCHDOG=%.0f) "
-               "in %s; not terminated here:\n%s", transport::rank(), now - last_activity, limit,
-               waiting_in != nullptr ? waiting_in : "a send waiting for credits",
-               report.c_str());
+  std::fprintf(stderr,
+               "mailroom: rank %d: watchdog: no progress for %.0f s (MAILROOM_WATCHDOG=%.0f) "
+               "in %s; not terminated here:\n%s",
+               transport::rank(), now - last_activity, limit,
+               waiting_in != nullptr ? waiting_in : "a send waiting for credits", report.c_str());
   std::fflush(stderr);
   // Give the other stuck PEs time to print their side before the job goes down.
   const double grace = std::min(5.0, limit);
@@ -305,8 +308,8 @@ mailbox_base::mailbox_base(bool delta_records, std::uint32_t signature, std::siz
   staged.set_owner(this);
 }
 
-selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
-                             const char* kind, source_location site, const team* t)
+selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g, const char* kind,
+                             source_location site, const team* t)
     : boxes_(std::move(boxes)),
       plan_([&] {
         const call_site here(site);  // (a graph that does not fit stops the job here)
@@ -325,7 +328,8 @@ selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g,
   const call_site here(site_);
   MAILROOM_CHECK(!scheduler::in_handler(),
                  "a {} was constructed inside a handler: construction is collective, so every "
-                 "PE must construct its selectors in the same order from user code", kind);
+                 "PE must construct its selectors in the same order from user code",
+                 kind);
   scheduler::check_not_completing("a selector's constructor");
   // A cycle's quiescence waves run among the members (over a team: its group's).
   for (std::size_t c = 0; c < components_.size(); ++c)
@@ -358,8 +362,10 @@ selector_core::~selector_core() {
 void selector_core::set_name(std::string_view name) {
   // (From user code only: a wait in progress holds its name, waiting_name_, by pointer.)
   check_runtime_thread("name()");
-  MAILROOM_CHECK(!scheduler::in_handler(), "name() called from inside a handler: name a {} from "
-                 "user code, outside its waits", kind_);
+  MAILROOM_CHECK(!scheduler::in_handler(),
+                 "name() called from inside a handler: name a {} from "
+                 "user code, outside its waits",
+                 kind_);
   const std::string base = kind_.substr(0, kind_.find(' '));
   kind_ = name.empty() ? base : fmt::format("{} '{}'", base, name);
   waiting_name_ = over_team_ ? fmt::format("wait() of {} {:#x} over a team of {}", kind_, id_, pes_)
@@ -402,11 +408,11 @@ std::string selector_core::describe() const {
       ids += fmt::format(" #{}", r->id_);
       if (!r->entries_done()) open += fmt::format(" #{}", r->id_);
     }
-    out += fmt::format("  {} #{}: feeds and is fed by{} (receives_from around a cycle): they "
-                       "terminate together{}\n",
-                       kind_, id_, ids,
-                       open.empty() ? "" : fmt::format("; done() NOT called on all entries of{}",
-                                                       open));
+    out += fmt::format(
+        "  {} #{}: feeds and is fed by{} (receives_from around a cycle): they "
+        "terminate together{}\n",
+        kind_, id_, ids,
+        open.empty() ? "" : fmt::format("; done() NOT called on all entries of{}", open));
   }
   if (const selector_core* up = feeder_running(); up != nullptr && !finished())
     out += fmt::format("  {} #{}: closes after {} #{} has terminated here (receives_from)\n", kind_,
@@ -420,25 +426,36 @@ std::string selector_core::describe() const {
     if (fin) continue;
     std::string state;
     switch (conv.state()) {
-      case conveyor_core::stream::open: break;
+      case conveyor_core::stream::open:
+        break;
       case conveyor_core::stream::flushing: {
         // With node routing a PE ends its lanes stage by stage: say which stage holds it.
         std::vector<int> from;
         if (const int open = conv.open_links(1u << k_transit, &from, k_listed + 1); open > 0)
-          state = fmt::format(", ending: forwards for the PEs of its node, {} of which have not "
-                              "ended their stream to it: {}", open, pes(from));
+          state = fmt::format(
+              ", ending: forwards for the PEs of its node, {} of which have not "
+              "ended their stream to it: {}",
+              open, pes(from));
         else if (conv.forward_backlog() > 0)
-          state = fmt::format(", ending: {} buffers still to forward for other PEs (waiting for "
-                              "credits)", conv.forward_backlog());
+          state = fmt::format(
+              ", ending: {} buffers still to forward for other PEs (waiting for "
+              "credits)",
+              conv.forward_backlog());
         else if (const int net = conv.open_links(1u << k_network, &from, k_listed + 1); net > 0)
-          state = fmt::format(", ending: forwards from other nodes, {} of whose links to it have "
-                              "not ended: {}", net, pes(from));
+          state = fmt::format(
+              ", ending: forwards from other nodes, {} of whose links to it have "
+              "not ended: {}",
+              net, pes(from));
         else if (const int t2 = conv.open_links(1u << k_transit2, &from, k_listed + 1); t2 > 0)
-          state = fmt::format(", ending: forwards the second hop for the PEs of its node, {} of "
-                              "which have not ended their stream to it: {}", t2, pes(from));
+          state = fmt::format(
+              ", ending: forwards the second hop for the PEs of its node, {} of "
+              "which have not ended their stream to it: {}",
+              t2, pes(from));
         else if (const int n2 = conv.open_links(1u << k_network2, &from, k_listed + 1); n2 > 0)
-          state = fmt::format(", ending: forwards from the nodes of its column, {} of whose "
-                              "links to it have not ended: {}", n2, pes(from));
+          state = fmt::format(
+              ", ending: forwards from the nodes of its column, {} of whose "
+              "links to it have not ended: {}",
+              n2, pes(from));
         else
           state = ", ending: its last buffers not yet shipped";
         break;
@@ -454,7 +471,9 @@ std::string selector_core::describe() const {
                               conv.received_items(), conv.announced_items());
         break;
       }
-      case conveyor_core::stream::ended: state = ", ended"; break;
+      case conveyor_core::stream::ended:
+        state = ", ended";
+        break;
     }
     std::vector<int> filling, unacked;
     const std::int64_t items = conv.filling_items(&filling, k_listed + 1);
@@ -471,9 +490,9 @@ std::string selector_core::describe() const {
         plan_.entry[m] ? (user_done_[m] ? "done() called" : "done() NOT called")
                        : "closed by runtime",
         conv.sent_items(), conv.processed_items(), conv.arrivals(),
-        items > 0 ? fmt::format(", {} items in partly filled buffers (to PEs {})", items,
-                                pes(filling))
-                  : "",
+        items > 0
+            ? fmt::format(", {} items in partly filled buffers (to PEs {})", items, pes(filling))
+            : "",
         buffers > 0 ? fmt::format(", {} buffers unacknowledged by PEs {}", buffers, pes(unacked))
                     : "",
         conv.backlogged() ? fmt::format(", {} buffers waiting for credits", conv.backlog_size())
@@ -510,10 +529,9 @@ void selector_core::print_stats() const {
         busiest_pe = conv.route_table().peer[l];
       }
     }
-    const double fill =
-        conv.room_sent() > 0
-            ? 100.0 * static_cast<double>(bytes) / static_cast<double>(conv.room_sent())
-            : 0.0;
+    const double fill = conv.room_sent() > 0 ? 100.0 * static_cast<double>(bytes) /
+                                                   static_cast<double>(conv.room_sent())
+                                             : 0.0;
     out += fmt::format(
         "mailroom: rank {}: stats: {} #{} {}: sent {} messages ({} bytes) in {} buffers "
         "(mean fill {:.1f}%) over {} links, busiest to PE {} ({} messages); handled {}; senders "
@@ -531,9 +549,10 @@ bool selector_core::mailbox_finished(int m) const noexcept {
 
 namespace {
 [[noreturn]] void handler_threw(const mailbox_base& box, int source, const char* what) {
-  MAILROOM_FAIL("a handler of mailbox {} threw an exception on worker {}, handling a message from "
-                "PE {}: {}. Handlers must not throw: a message would be lost",
-                describe_signature(box.conveyor.signature()), t_worker, source, what);
+  MAILROOM_FAIL(
+      "a handler of mailbox {} threw an exception on worker {}, handling a message from "
+      "PE {}: {}. Handlers must not throw: a message would be lost",
+      describe_signature(box.conveyor.signature()), t_worker, source, what);
 }
 }  // namespace
 
@@ -612,9 +631,10 @@ void selector_core::refuse_send(int m, int dest) const {
         "edge in its graph; of another selector: declare it with receives_from)",
         box_label(mi), kind_);
   if (user_done_[mi]) MAILROOM_FAIL("send to {} after done({}) on this PE", box_label(mi), m);
-  MAILROOM_FAIL("send to {} from outside the {}'s handlers, but it is not an entry "
-                "mailbox (declare it in graph::entries, or send from a handler)",
-                box_label(mi), kind_);
+  MAILROOM_FAIL(
+      "send to {} from outside the {}'s handlers, but it is not an entry "
+      "mailbox (declare it in graph::entries, or send from a handler)",
+      box_label(mi), kind_);
 }
 
 // Memory stays bounded because a mailbox whose handlers feed a mailbox that has run out of
@@ -720,12 +740,12 @@ void selector_core::form_ring(const std::vector<selector_core*>& path) {
                    "over a team: such cycles are supported between selectors of the job only; put "
                    "the mailboxes of the cycle in one selector",
                    kind_, id_, s->kind_, s->id_);
-    MAILROOM_CHECK(s->finished_count_ == 0 &&
-                       std::none_of(s->user_done_.begin(), s->user_done_.end(),
-                                    [](bool d) { return d; }),
-                   "{} #{} receives_from closes a cycle through {} #{}, on which done() was already "
-                   "called (or which terminated): declare the edges of a cycle before any done()",
-                   kind_, id_, s->kind_, s->id_);
+    MAILROOM_CHECK(
+        s->finished_count_ == 0 &&
+            std::none_of(s->user_done_.begin(), s->user_done_.end(), [](bool d) { return d; }),
+        "{} #{} receives_from closes a cycle through {} #{}, on which done() was already "
+        "called (or which terminated): declare the edges of a cycle before any done()",
+        kind_, id_, s->kind_, s->id_);
   }
   // The waves run on a communicator of their own: collective, like constructing a selector, so
   // every PE declares the edges that close cycles in the same order among its constructions.
@@ -800,16 +820,18 @@ void selector_core::handle(std::size_t m, std::size_t budget) {
     const handler_scope in_handler;
     for (; budget > 0 && !paused(m); --budget) box->process_front();
   } catch (const std::exception& e) {
-    MAILROOM_FAIL("a handler of {} #{} {} ({}) threw an exception, handling a message "
-                  "from PE {}: {}. Handlers must not throw: a message would be lost",
-                  kind_, id_, box_label(m), describe_signature(box->conveyor.signature()),
-                  box->conveyor.front().source, e.what());
+    MAILROOM_FAIL(
+        "a handler of {} #{} {} ({}) threw an exception, handling a message "
+        "from PE {}: {}. Handlers must not throw: a message would be lost",
+        kind_, id_, box_label(m), describe_signature(box->conveyor.signature()),
+        box->conveyor.front().source, e.what());
   } catch (...) {
-    MAILROOM_FAIL("a handler of {} #{} {} ({}) threw an exception (not a "
-                  "std::exception), handling a message from PE {}. Handlers must not throw: a "
-                  "message would be lost",
-                  kind_, id_, box_label(m), describe_signature(box->conveyor.signature()),
-                  box->conveyor.front().source);
+    MAILROOM_FAIL(
+        "a handler of {} #{} {} ({}) threw an exception (not a "
+        "std::exception), handling a message from PE {}. Handlers must not throw: a "
+        "message would be lost",
+        kind_, id_, box_label(m), describe_signature(box->conveyor.signature()),
+        box->conveyor.front().source);
   }
   if (MAILROOM_UNLIKELY(traced)) {
     const std::uint32_t k = trace::kind_for((std::uint64_t{id_} << 20) | m, [&] {
@@ -817,8 +839,7 @@ void selector_core::handle(std::size_t m, std::size_t budget) {
                          {"messages", "selector", "mailbox", nullptr});
     });
     trace::record(k, t0, trace::now() - t0,
-                  {box->conveyor.processed_items() - before, id_, static_cast<std::int64_t>(m),
-                   0});
+                  {box->conveyor.processed_items() - before, id_, static_cast<std::int64_t>(m), 0});
   }
 }
 
@@ -856,8 +877,10 @@ void selector_core::set_enabled(int m, bool enabled) {
 }
 
 bool selector_core::enabled(int m) const {
-  MAILROOM_CHECK(m >= 0 && m < mailboxes(), "enabled({}): mailbox id out of range [0, {}) of "
-                 "this {}", m, mailboxes(), kind_);
+  MAILROOM_CHECK(m >= 0 && m < mailboxes(),
+                 "enabled({}): mailbox id out of range [0, {}) of "
+                 "this {}",
+                 m, mailboxes(), kind_);
   return !boxes_[static_cast<std::size_t>(m)]->disabled.load(std::memory_order_relaxed);
 }
 
@@ -956,7 +979,8 @@ future<void> selector_core::finished_future() {
 
 void selector_core::wait(source_location where) {
   const call_site here(where);
-  MAILROOM_CHECK(!scheduler::in_handler(), "wait() called from inside a handler: handlers must "
+  MAILROOM_CHECK(!scheduler::in_handler(),
+                 "wait() called from inside a handler: handlers must "
                  "never block");
   for (std::size_t m = 0; m < boxes_.size(); ++m)
     MAILROOM_CHECK(!plan_.entry[m] || user_done_[m],
@@ -984,7 +1008,8 @@ void selector_core::wait(source_location where) {
   }
   // Also hand every queued buffer to MPI before returning: the caller may block in MPI next
   // (a barrier), and buffers still in our backlog would never reach their PEs.
-  while (!finished() || !exchange::get().drained()) scheduler::progress_waiting(waiting_name_.c_str());
+  while (!finished() || !exchange::get().drained())
+    scheduler::progress_waiting(waiting_name_.c_str());
 }
 
 }  // namespace mailroom::detail

@@ -26,9 +26,8 @@ std::unordered_map<std::uint32_t, entry>& registry() {
 
 std::string demangled(const std::type_info& t) {
   int status = 0;
-  std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(t.name(), nullptr, nullptr,
-                                                                  &status),
-                                              std::free);
+  std::unique_ptr<char, void (*)(void*)> name(
+      abi::__cxa_demangle(t.name(), nullptr, nullptr, &status), std::free);
   std::string s = status == 0 && name ? std::string(name.get()) : std::string(t.name());
   constexpr std::size_t k_most = 160;
   if (s.size() > k_most) s = s.substr(0, k_most - 3) + "...";
@@ -55,12 +54,11 @@ std::string describe_signature(std::uint32_t signature) {
     return fmt::format("an unknown mailbox (signature {:#x})", signature);
   const entry& e = it->second;
   const mailbox_kind& box = e.boxes[index];
-  const std::string kind = demangled(*e.owner).starts_with("mailroom::conveyor<")
-                               ? "a conveyor"
-                               : fmt::format("mailbox {} of a selector of {}", index,
-                                             e.boxes.size());
-  if (box.message == nullptr)
-    return fmt::format("{}: lambda messages", kind);
+  const std::string kind =
+      demangled(*e.owner).starts_with("mailroom::conveyor<")
+          ? "a conveyor"
+          : fmt::format("mailbox {} of a selector of {}", index, e.boxes.size());
+  if (box.message == nullptr) return fmt::format("{}: lambda messages", kind);
   return fmt::format("{}: message type `{}`, handler `{}`", kind, demangled(*box.message),
                      demangled(*box.handler));
 }

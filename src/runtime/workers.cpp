@@ -384,8 +384,8 @@ bool run_handler_tasks() {
 }
 
 void hold_handler_work(int delta) noexcept {
-  g_pool->handler_work.fetch_add(delta, delta > 0 ? std::memory_order_relaxed
-                                                  : std::memory_order_release);
+  g_pool->handler_work.fetch_add(delta,
+                                 delta > 0 ? std::memory_order_relaxed : std::memory_order_release);
 }
 
 bool pool_looking() noexcept {

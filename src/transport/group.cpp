@@ -124,15 +124,13 @@ class mpi_group final : public group {
     MAILROOM_MPI(MPI_Igather(in, n, MPI_BYTE, out, n, MPI_BYTE, root, comm_, &r->req));
     return r;
   }
-  std::unique_ptr<request> start_allgather(const void* in, void* out,
-                                           std::size_t bytes) override {
+  std::unique_ptr<request> start_allgather(const void* in, void* out, std::size_t bytes) override {
     auto r = std::make_unique<mpi_request>();
     const int n = as_int(bytes, "all_gather");
     MAILROOM_MPI(MPI_Iallgather(in, n, MPI_BYTE, out, n, MPI_BYTE, comm_, &r->req));
     return r;
   }
-  std::unique_ptr<request> start_alltoall(const void* in, void* out,
-                                          std::size_t bytes) override {
+  std::unique_ptr<request> start_alltoall(const void* in, void* out, std::size_t bytes) override {
     auto r = std::make_unique<mpi_request>();
     const int n = as_int(bytes, "all_to_all");
     MAILROOM_MPI(MPI_Ialltoall(in, n, MPI_BYTE, out, n, MPI_BYTE, comm_, &r->req));
@@ -144,8 +142,8 @@ class mpi_group final : public group {
                                            std::size_t elem_bytes) override {
     auto r = std::make_unique<mpi_request>();
     const MPI_Datatype t = r->bytes_type(elem_bytes);
-    MAILROOM_MPI(MPI_Ialltoallv(send, send_counts, send_displs, t, recv, recv_counts,
-                                recv_displs, t, comm_, &r->req));
+    MAILROOM_MPI(MPI_Ialltoallv(send, send_counts, send_displs, t, recv, recv_counts, recv_displs,
+                                t, comm_, &r->req));
     return r;
   }
 
@@ -192,7 +190,8 @@ void test_all(std::span<request* const> reqs, std::vector<char>& done) {
 }
 
 group& group::world() {
-  MAILROOM_CHECK(g_world != nullptr, "a collective called before mailroom::runtime exists "
+  MAILROOM_CHECK(g_world != nullptr,
+                 "a collective called before mailroom::runtime exists "
                  "(construct `mailroom::runtime rt(argc, argv);` first)");
   return *g_world;
 }

@@ -34,10 +34,10 @@ void finish_duplicates();
 void wait_progressing(MPI_Request& req, const char* what);
 }  // namespace mailroom::transport::detail
 
-#define MAILROOM_MPI(call)                                                              \
-  do {                                                                                  \
-    const int mailroom_rc_ = (call);                                                    \
-    if (MAILROOM_UNLIKELY(mailroom_rc_ != MPI_SUCCESS))                                 \
+#define MAILROOM_MPI(call)                                                                \
+  do {                                                                                    \
+    const int mailroom_rc_ = (call);                                                      \
+    if (MAILROOM_UNLIKELY(mailroom_rc_ != MPI_SUCCESS))                                   \
       ::mailroom::transport::detail::mpi_failed(mailroom_rc_, #call, __FILE__, __LINE__); \
   } while (0)
 
@@ -46,10 +46,10 @@ void wait_progressing(MPI_Request& req, const char* what);
 /// taking in buffers and acknowledging them, and a peer still sending to it could never reach
 /// the collective), a plain MPI_Wait otherwise. Always the non-blocking form: MPI never matches a
 /// blocking collective with a non-blocking one, and PEs may differ in being active.
-#define MAILROOM_COLLECTIVE(started, ...)                                        \
-  do {                                                                           \
-    MPI_Request mailroom_req_ = MPI_REQUEST_NULL;                                \
-    ::mailroom::transport::detail::finish_duplicates();                          \
-    MAILROOM_MPI(started(__VA_ARGS__, &mailroom_req_));                          \
-    ::mailroom::transport::detail::wait_progressing(mailroom_req_, #started);    \
+#define MAILROOM_COLLECTIVE(started, ...)                                     \
+  do {                                                                        \
+    MPI_Request mailroom_req_ = MPI_REQUEST_NULL;                             \
+    ::mailroom::transport::detail::finish_duplicates();                       \
+    MAILROOM_MPI(started(__VA_ARGS__, &mailroom_req_));                       \
+    ::mailroom::transport::detail::wait_progressing(mailroom_req_, #started); \
   } while (0)

@@ -3,8 +3,8 @@
 // that transport::test_all can test them all in one MPI_Testsome. Private to the transport.
 #pragma once
 
-#include "transport/transport.hpp"
 #include "transport/mpi_check.hpp"
+#include "transport/transport.hpp"
 
 #include <limits>
 #include <utility>
@@ -32,31 +32,50 @@ inline int as_int(std::size_t n, const char* what) {
 
 inline MPI_Datatype builtin_type(elem_type t) {
   switch (t) {
-    case elem_type::i8: return MPI_INT8_T;
-    case elem_type::i16: return MPI_INT16_T;
-    case elem_type::i32: return MPI_INT32_T;
-    case elem_type::i64: return MPI_INT64_T;
-    case elem_type::u8: return MPI_UINT8_T;
-    case elem_type::u16: return MPI_UINT16_T;
-    case elem_type::u32: return MPI_UINT32_T;
-    case elem_type::u64: return MPI_UINT64_T;
-    case elem_type::f32: return MPI_FLOAT;
-    case elem_type::f64: return MPI_DOUBLE;
-    case elem_type::bytes: break;
+    case elem_type::i8:
+      return MPI_INT8_T;
+    case elem_type::i16:
+      return MPI_INT16_T;
+    case elem_type::i32:
+      return MPI_INT32_T;
+    case elem_type::i64:
+      return MPI_INT64_T;
+    case elem_type::u8:
+      return MPI_UINT8_T;
+    case elem_type::u16:
+      return MPI_UINT16_T;
+    case elem_type::u32:
+      return MPI_UINT32_T;
+    case elem_type::u64:
+      return MPI_UINT64_T;
+    case elem_type::f32:
+      return MPI_FLOAT;
+    case elem_type::f64:
+      return MPI_DOUBLE;
+    case elem_type::bytes:
+      break;
   }
   return MPI_DATATYPE_NULL;
 }
 
 inline MPI_Op builtin_op(reduce_kind k) {
   switch (k) {
-    case reduce_kind::sum: return MPI_SUM;
-    case reduce_kind::prod: return MPI_PROD;
-    case reduce_kind::min: return MPI_MIN;
-    case reduce_kind::max: return MPI_MAX;
-    case reduce_kind::band: return MPI_BAND;
-    case reduce_kind::bor: return MPI_BOR;
-    case reduce_kind::bxor: return MPI_BXOR;
-    case reduce_kind::custom: break;
+    case reduce_kind::sum:
+      return MPI_SUM;
+    case reduce_kind::prod:
+      return MPI_PROD;
+    case reduce_kind::min:
+      return MPI_MIN;
+    case reduce_kind::max:
+      return MPI_MAX;
+    case reduce_kind::band:
+      return MPI_BAND;
+    case reduce_kind::bor:
+      return MPI_BOR;
+    case reduce_kind::bxor:
+      return MPI_BXOR;
+    case reduce_kind::custom:
+      break;
   }
   return MPI_OP_NULL;
 }
@@ -83,8 +102,7 @@ class mpi_request final : public request {
   std::pair<MPI_Datatype, MPI_Op> reduce_with(const reduction& r) {
     if (r.builtin()) return {builtin_type(r.type), builtin_op(r.kind)};
     red = r;
-    MAILROOM_MPI(MPI_Type_contiguous(as_int(r.elem_bytes, "a reduction element"), MPI_BYTE,
-                                     &type));
+    MAILROOM_MPI(MPI_Type_contiguous(as_int(r.elem_bytes, "a reduction element"), MPI_BYTE, &type));
     MAILROOM_MPI(MPI_Type_commit(&type));
     MAILROOM_MPI(MPI_Type_set_attr(type, reduction_key(), &red));
     return {type, custom_op()};

@@ -48,8 +48,8 @@ mpi_node_memory::mpi_node_memory(std::size_t bytes) {
   MAILROOM_MPI(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
   // Parts are handed out aligned to a cache line (MPI may place them anywhere): 64 bytes more.
   void* mine = nullptr;  // (found again through MPI_Win_shared_query below)
-  MAILROOM_MPI(MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes + k_align), 1, info,
-                                       node, &mine, &win));
+  MAILROOM_MPI(
+      MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes + k_align), 1, info, node, &mine, &win));
   MAILROOM_MPI(MPI_Info_free(&info));
   MAILROOM_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
   // A passive-target epoch for the window's lifetime: what MPI_Win_sync needs.

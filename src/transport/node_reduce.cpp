@@ -74,7 +74,7 @@ bool shm_holds(std::size_t bytes) {
          2.0 * static_cast<double>(bytes);
 }
 
-std::uint64_t g_segments = 0;  // segments this process has created (their names)
+std::uint64_t g_segments = 0;   // segments this process has created (their names)
 std::uint64_t g_in_flight = 0;  // reductions started and not finished, over every group
 }  // namespace
 
@@ -150,7 +150,8 @@ node_reducer::node_reducer(std::byte* segment, std::size_t segment_bytes, int ra
 
 node_reducer::~node_reducer() {
   // Reductions still in flight complete first: the others read this member's contributions.
-  while (!queue_.empty()) wait_request(*queue_.front(), "a team freed with an all_reduce in flight");
+  while (!queue_.empty())
+    wait_request(*queue_.front(), "a team freed with an all_reduce in flight");
   munmap(segment_, segment_bytes_);
 }
 

@@ -74,13 +74,13 @@ class node_reducer {
   std::size_t segment_bytes_;
   int rank_, size_;
   std::size_t ring_bytes_, part_bytes_, max_entry_;
-  std::uint64_t started_ = 0;   // reductions started here (the next one's sequence number)
-  std::uint64_t posted_ = 0;    // of them, posted (in order)
-  std::uint64_t published_ = 0; // of those, shown to the others
-  std::uint64_t alloc_ = 0;     // absolute ring position after the last entry placed
+  std::uint64_t started_ = 0;    // reductions started here (the next one's sequence number)
+  std::uint64_t posted_ = 0;     // of them, posted (in order)
+  std::uint64_t published_ = 0;  // of those, shown to the others
+  std::uint64_t alloc_ = 0;      // absolute ring position after the last entry placed
   // Lower bounds of the others' counters, read again only when they do not suffice.
   std::uint64_t min_posted_ = 0, min_done_ = 0;
-  std::deque<entry*> queue_;    // started, not finished, in order
+  std::deque<entry*> queue_;  // started, not finished, in order
   // Entries placed in the ring that some member may still read: (sequence, absolute start).
   std::deque<std::pair<std::uint64_t, std::uint64_t>> placed_;
 };

@@ -11,8 +11,8 @@
 // (what MPI promises). A collective completes for each member at the latest arrival plus the
 // latency times log2 of the members. Nothing depends on the real time taken, so a seed replays.
 //
-// Never silent: a PE that runs for simulated_machine::stall_seconds of real time without a turn, and
-// a machine where no PE has found work for many turns each (a deadlock), end the run with a
+// Never silent: a PE that runs for simulated_machine::stall_seconds of real time without a turn,
+// and a machine where no PE has found work for many turns each (a deadlock), end the run with a
 // report of what every PE was waiting for.
 #include "transport/sim.hpp"
 
@@ -114,7 +114,7 @@ struct fiber {
   // so a wait here must keep testing rather than sleep.
   std::vector<meeting*> to_compute;
   std::unordered_map<int, link_state> links;  // by destination
-  void* fake_stack = nullptr;  // AddressSanitizer's, while switched out
+  void* fake_stack = nullptr;                 // AddressSanitizer's, while switched out
 };
 
 struct meeting {
@@ -142,7 +142,7 @@ struct engine {
   std::uint64_t seq = 0;
   std::uint64_t turns = 0, last_activity = 0;
   int live = 0;
-  using entry = std::tuple<double, std::uint64_t, int>;  // clock, tie-break, PE
+  using entry = std::tuple<double, std::uint64_t, int>;                  // clock, tie-break, PE
   std::priority_queue<entry, std::vector<entry>, std::greater<>> ready;  // all but the one running
   std::map<meeting_key, meeting> meetings;
   // The id of each group split from another: (parent, split, colour) -> id.
@@ -162,9 +162,7 @@ struct engine {
   double uniform() { return std::uniform_real_distribution<double>(0.0, 1.0)(rng); }
   void activity() noexcept { last_activity = turns; }
   int node_of(int pe) const noexcept { return pe / m.per_node; }
-  int node_size(int node) const noexcept {
-    return std::min(m.per_node, m.pes - node * m.per_node);
-  }
+  int node_size(int node) const noexcept { return std::min(m.per_node, m.pes - node * m.per_node); }
 };
 engine* g_engine = nullptr;
 
@@ -267,11 +265,12 @@ void run(fiber& f) {
   }
   double now = 0;
   for (auto& fp : e.fibers) now = std::max(now, fp->clock);
-  const std::string why =
-      all_asleep ? "every one of the " + std::to_string(e.live) + " running PEs waits in a "
-                   "collective that another never joins"
-                 : "none of the " + std::to_string(e.live) + " running PEs has found work in " +
-                       std::to_string(k_deadlock_turns) + " turns each";
+  const std::string why = all_asleep ? "every one of the " + std::to_string(e.live) +
+                                           " running PEs waits in a "
+                                           "collective that another never joins"
+                                     : "none of the " + std::to_string(e.live) +
+                                           " running PEs has found work in " +
+                                           std::to_string(k_deadlock_turns) + " turns each";
   std::fprintf(stderr,
                "mailroom: simulated machine: deadlock: %s (virtual time %.6f s; %s). What they "
                "wait for:\n",
@@ -597,7 +596,8 @@ void fold(const std::vector<const void*>& all, int from, int to, void* out, std:
   const std::size_t bytes = count * r.elem_bytes;
   if (bytes == 0) return;  // (the buffers of an empty reduction may be null)
   std::memcpy(out, all[static_cast<std::size_t>(to - 1)], bytes);
-  for (int p = to - 2; p >= from; --p) r.combine(all[static_cast<std::size_t>(p)], out, count, r.ctx);
+  for (int p = to - 2; p >= from; --p)
+    r.combine(all[static_cast<std::size_t>(p)], out, count, r.ctx);
 }
 
 class sim_group final : public group {
@@ -617,7 +617,8 @@ class sim_group final : public group {
            if (colour < 0) return;
            std::vector<std::array<int, 3>> same;  // key, rank here, world rank
            for (int p = 0; p < size_; ++p) {
-             const auto& a = *static_cast<const std::array<int, 2>*>(all[static_cast<std::size_t>(p)]);
+             const auto& a =
+                 *static_cast<const std::array<int, 2>*>(all[static_cast<std::size_t>(p)]);
              if (a[0] == colour) same.push_back({a[1], p, world_rank(p)});
            }
            std::sort(same.begin(), same.end());
@@ -641,7 +642,8 @@ class sim_group final : public group {
     // are keyed by their ids, the nodes' by -1 - node), from the group's id and its members'
     // count of contexts. (Teams split from the world only: the world's selectors use the job's.)
     MAILROOM_ASSERT(id_ != k_program_world);
-    const std::int64_t key = -(std::int64_t{1} << 62) - ((id_ - k_program_world) << 24 | contexts_++);
+    const std::int64_t key =
+        -(std::int64_t{1} << 62) - ((id_ - k_program_world) << 24 | contexts_++);
     return std::make_unique<sim_context>(key, size_, rank_);
   }
 
@@ -650,44 +652,46 @@ class sim_group final : public group {
   }
   std::unique_ptr<request> start_allreduce(const void* in, void* out, std::size_t count,
                                            const mailroom::detail::reduction& r) override {
-    return begin(in, count * r.elem_bytes, [size = size_, out, count, r](const std::vector<const void*>& all) {
-      fold(all, 0, size, out, count, r);
-    });
+    return begin(in, count * r.elem_bytes,
+                 [size = size_, out, count, r](const std::vector<const void*>& all) {
+                   fold(all, 0, size, out, count, r);
+                 });
   }
   std::unique_ptr<request> start_exscan(const void* in, void* out, std::size_t count,
                                         const mailroom::detail::reduction& r) override {
-    return begin(in, count * r.elem_bytes, [rank = rank_, out, count, r](const std::vector<const void*>& all) {
-      if (rank > 0) fold(all, 0, rank, out, count, r);
-    });
+    return begin(in, count * r.elem_bytes,
+                 [rank = rank_, out, count, r](const std::vector<const void*>& all) {
+                   if (rank > 0) fold(all, 0, rank, out, count, r);
+                 });
   }
   std::unique_ptr<request> start_broadcast(void* data, std::size_t bytes, int root) override {
     return begin(data, rank_ == root ? bytes : 0,
                  [rank = rank_, data, bytes, root](const std::vector<const void*>& all) {
-      if (rank != root) std::memcpy(data, all[static_cast<std::size_t>(root)], bytes);
-    });
+                   if (rank != root) std::memcpy(data, all[static_cast<std::size_t>(root)], bytes);
+                 });
   }
   std::unique_ptr<request> start_gather(const void* in, void* out, std::size_t bytes,
                                         int root) override {
-    return begin(in, bytes, [rank = rank_, size = size_, out, bytes, root](const std::vector<const void*>& all) {
-      if (rank == root) gather_all(all, size, out, bytes);
-    });
+    return begin(
+        in, bytes,
+        [rank = rank_, size = size_, out, bytes, root](const std::vector<const void*>& all) {
+          if (rank == root) gather_all(all, size, out, bytes);
+        });
   }
-  std::unique_ptr<request> start_allgather(const void* in, void* out,
-                                           std::size_t bytes) override {
+  std::unique_ptr<request> start_allgather(const void* in, void* out, std::size_t bytes) override {
     return begin(in, bytes, [size = size_, out, bytes](const std::vector<const void*>& all) {
       gather_all(all, size, out, bytes);
     });
   }
-  std::unique_ptr<request> start_alltoall(const void* in, void* out,
-                                          std::size_t bytes) override {
+  std::unique_ptr<request> start_alltoall(const void* in, void* out, std::size_t bytes) override {
     return begin(in, bytes * static_cast<std::size_t>(size_),
                  [rank = rank_, size = size_, out, bytes](const std::vector<const void*>& all) {
-      for (int p = 0; p < size; ++p)
-        std::memcpy(static_cast<std::byte*>(out) + static_cast<std::size_t>(p) * bytes,
-                    static_cast<const std::byte*>(all[static_cast<std::size_t>(p)]) +
-                        static_cast<std::size_t>(rank) * bytes,
-                    bytes);
-    });
+                   for (int p = 0; p < size; ++p)
+                     std::memcpy(static_cast<std::byte*>(out) + static_cast<std::size_t>(p) * bytes,
+                                 static_cast<const std::byte*>(all[static_cast<std::size_t>(p)]) +
+                                     static_cast<std::size_t>(rank) * bytes,
+                                 bytes);
+                 });
   }
   std::unique_ptr<request> start_alltoallv(const void* send, const int* send_counts,
                                            const int* send_displs, void* recv,
@@ -721,14 +725,16 @@ class sim_group final : public group {
           for (int p = 0; p < size; ++p) {
             const auto& s = *static_cast<const side*>(all[static_cast<std::size_t>(p)]);
             const int k = s.counts[static_cast<std::size_t>(rank)];
-            MAILROOM_CHECK(k == recv_counts[p], "all_to_all_v: member {} sends {} elements to "
-                           "member {}, which expects {}", p, k, rank, recv_counts[p]);
-            std::memcpy(static_cast<std::byte*>(recv) +
-                            static_cast<std::size_t>(recv_displs[p]) * elem_bytes,
-                        s.send.data() +
-                            static_cast<std::size_t>(s.displs[static_cast<std::size_t>(rank)]) *
-                                elem_bytes,
-                        static_cast<std::size_t>(k) * elem_bytes);
+            MAILROOM_CHECK(k == recv_counts[p],
+                           "all_to_all_v: member {} sends {} elements to "
+                           "member {}, which expects {}",
+                           p, k, rank, recv_counts[p]);
+            std::memcpy(
+                static_cast<std::byte*>(recv) +
+                    static_cast<std::size_t>(recv_displs[p]) * elem_bytes,
+                s.send.data() +
+                    static_cast<std::size_t>(s.displs[static_cast<std::size_t>(rank)]) * elem_bytes,
+                static_cast<std::size_t>(k) * elem_bytes);
           }
         },
         mine);
@@ -750,8 +756,7 @@ class sim_group final : public group {
     return begin_kept(copy->data(), std::move(compute), copy);
   }
   template <class F>
-  std::unique_ptr<request> begin_kept(const void* in, F compute,
-                                      std::shared_ptr<const void> keep) {
+  std::unique_ptr<request> begin_kept(const void* in, F compute, std::shared_ptr<const void> keep) {
     return std::make_unique<sim_request>(meeting_key{id_, ops_++}, size_, rank_, in,
                                          std::move(compute), std::move(keep));
   }
@@ -774,9 +779,8 @@ class sim_node_memory final : public node_memory::impl {
                    bytes_, std::strerror(errno));
     mine_ = static_cast<std::byte*>(p);
     const std::byte* my_part = mine_;
-    meet(node_group(node), me().node_seq++, e.node_size(node), pe - node * e.m.per_node,
-         &my_part, "node memory (MPI_Win_allocate_shared)", false,
-         [&](const std::vector<const void*>& all) {
+    meet(node_group(node), me().node_seq++, e.node_size(node), pe - node * e.m.per_node, &my_part,
+         "node memory (MPI_Win_allocate_shared)", false, [&](const std::vector<const void*>& all) {
            for (int i = 0; i < e.node_size(node); ++i) {
              members.push_back(node * e.m.per_node + i);
              parts.push_back(const_cast<std::byte*>(arg<const std::byte*>(all, i)));
@@ -800,27 +804,27 @@ class sim_node_memory final : public node_memory::impl {
   std::size_t bytes_ = 0;
 };
 
-// ---- one-sided access ----------------------------------------------------------------------------
-// A completed remote operation: a round trip on the PE's clock; every 1024th (of `ops`, the
-// window's count) lets the others have a turn. One each would make the naive baselines cost a
-// switch per element, and a switch to a PE that uses the symmetric heap remaps it (its cost
-// grows with the pages the PE touched since: 64 made the naive variants 5x slower in real time
-// once they kept their arrays in the heap).
+// ---- one-sided access
+// ---------------------------------------------------------------------------- A completed remote
+// operation: a round trip on the PE's clock; every 1024th (of `ops`, the window's count) lets the
+// others have a turn. One each would make the naive baselines cost a switch per element, and a
+// switch to a PE that uses the symmetric heap remaps it (its cost grows with the pages the PE
+// touched since: 64 made the naive variants 5x slower in real time once they kept their arrays in
+// the heap).
 void charge_remote_access(int target, std::uint64_t& ops) {
   engine& e = eng();
   fiber& f = me();
   if (target != f.pe)
-    f.clock += 2 * (e.node_of(target) == e.node_of(f.pe) ? e.m.node_latency
-                                                         : e.m.network_latency);
+    f.clock += 2 * (e.node_of(target) == e.node_of(f.pe) ? e.m.node_latency : e.m.network_latency);
   if (++ops % 1024 == 0) {
     f.busy = true;
     yield();
   }
 }
 
-// ---- one-sided access to the symmetric heaps -----------------------------------------------------
-// Every heap through a second mapping of their file; each access is charged as the naive
-// baselines' windows are (charge_remote_access).
+// ---- one-sided access to the symmetric heaps
+// ----------------------------------------------------- Every heap through a second mapping of
+// their file; each access is charged as the naive baselines' windows are (charge_remote_access).
 class done_request final : public request {
  public:
   bool test() override { return true; }
@@ -833,8 +837,10 @@ class sim_heap_window final : public heap_window::impl {
     if (e.heaps_all == nullptr) {
       void* p = mmap(nullptr, e.heap_bytes * static_cast<std::size_t>(e.m.pes),
                      PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, e.heap_fd, 0);
-      MAILROOM_CHECK(p != MAP_FAILED, "simulated machine: cannot map the symmetric heaps for "
-                     "one-sided access: {}", std::strerror(errno));
+      MAILROOM_CHECK(p != MAP_FAILED,
+                     "simulated machine: cannot map the symmetric heaps for "
+                     "one-sided access: {}",
+                     std::strerror(errno));
       e.heaps_all = static_cast<std::byte*>(p);
     }
     barrier();
@@ -861,22 +867,43 @@ class sim_heap_window final : public heap_window::impl {
     using mailroom::detail::elem_type;
     std::size_t width = 8;
     switch (type) {
-      case elem_type::i8: case elem_type::u8: width = 1; break;
-      case elem_type::i16: case elem_type::u16: width = 2; break;
-      case elem_type::i32: case elem_type::u32: width = 4; break;
-      default: break;
+      case elem_type::i8:
+      case elem_type::u8:
+        width = 1;
+        break;
+      case elem_type::i16:
+      case elem_type::u16:
+        width = 2;
+        break;
+      case elem_type::i32:
+      case elem_type::u32:
+        width = 4;
+        break;
+      default:
+        break;
     }
     std::byte* p = at(target, offset);
     std::uint64_t old = 0;
     std::memcpy(&old, p, width);  // (little-endian)
     std::uint64_t now = old;
     switch (op) {
-      case atomic_op::add: now = old + operand; break;
-      case atomic_op::band: now = old & operand; break;
-      case atomic_op::bor: now = old | operand; break;
-      case atomic_op::bxor: now = old ^ operand; break;
-      case atomic_op::swap: now = operand; break;
-      case atomic_op::load: break;
+      case atomic_op::add:
+        now = old + operand;
+        break;
+      case atomic_op::band:
+        now = old & operand;
+        break;
+      case atomic_op::bor:
+        now = old | operand;
+        break;
+      case atomic_op::bxor:
+        now = old ^ operand;
+        break;
+      case atomic_op::swap:
+        now = operand;
+        break;
+      case atomic_op::load:
+        break;
       case atomic_op::compare_swap: {
         const std::uint64_t mask = width == 8 ? ~0ull : (1ull << (8 * width)) - 1;
         if ((old & mask) == (compare & mask)) now = operand;
@@ -1036,14 +1063,13 @@ std::int64_t allreduce(std::int64_t v, reduce_op op) {
     out = arg<std::int64_t>(all, 0);
     for (int p = 1; p < pes(); ++p) {
       const std::int64_t x = arg<std::int64_t>(all, p);
-      out = op == reduce_op::min ? std::min(out, x) : op == reduce_op::max ? std::max(out, x)
-                                                                         : wrapping_add(out, x);
+      out = op == reduce_op::min   ? std::min(out, x)
+            : op == reduce_op::max ? std::max(out, x)
+                                   : wrapping_add(out, x);
     }
   });
   return out;
 }
-
-
 
 void broadcast(void* data, std::size_t bytes, int root) {
   world(data, "broadcast", [&](const std::vector<const void*>& all) {
@@ -1088,8 +1114,10 @@ void alltoallv(const void* send, const int* send_counts, const int* send_displs,
     const int pe = me().pe;
     for (int p = 0; p < pes(); ++p) {
       const v_args& a = arg<v_args>(all, p);
-      MAILROOM_CHECK(a.counts[pe] == recv_counts[p], "alltoallv: PE {} sends {} elements to PE "
-                     "{}, which expects {}", p, a.counts[pe], pe, recv_counts[p]);
+      MAILROOM_CHECK(a.counts[pe] == recv_counts[p],
+                     "alltoallv: PE {} sends {} elements to PE "
+                     "{}, which expects {}",
+                     p, a.counts[pe], pe, recv_counts[p]);
       copy_elems(recv, recv_displs[p], a.data, a.displs[pe], a.counts[pe], elem_bytes);
     }
   });
@@ -1130,8 +1158,10 @@ void scatterv(const void* send, const int* counts, const int* displs, void* recv
   world(&mine, "scatterv", [&](const std::vector<const void*>& all) {
     const v_args& r = arg<v_args>(all, root);
     const int pe = me().pe;
-    MAILROOM_CHECK(r.counts[pe] == count, "scatterv: root sends {} elements to PE {}, which "
-                   "expects {}", r.counts[pe], pe, count);
+    MAILROOM_CHECK(r.counts[pe] == count,
+                   "scatterv: root sends {} elements to PE {}, which "
+                   "expects {}",
+                   r.counts[pe], pe, count);
     copy_elems(recv, 0, r.data, r.displs[pe], count, elem_bytes);
   });
 }
@@ -1147,9 +1177,7 @@ std::int64_t exscan_sum(std::int64_t v) {
 std::unique_ptr<channel::impl> make_channel(std::size_t capacity, channel_sink& sink) {
   return std::make_unique<sim_channel>(capacity, sink);
 }
-std::unique_ptr<collective_context::impl> make_context() {
-  return std::make_unique<sim_context>();
-}
+std::unique_ptr<collective_context::impl> make_context() { return std::make_unique<sim_context>(); }
 std::unique_ptr<group> make_world_group() {
   return std::make_unique<sim_group>(k_program_world, me().pe, pes(), std::vector<int>());
 }
@@ -1174,16 +1202,22 @@ std::byte* heap_start(std::size_t bytes) {
     e.heap_fd = memfd_create("mailroom-simulated-heaps", MFD_CLOEXEC);
     MAILROOM_CHECK(e.heap_fd >= 0, "simulated machine: memfd_create failed: {}",
                    std::strerror(errno));
-    MAILROOM_CHECK(ftruncate(e.heap_fd, static_cast<off_t>(bytes * static_cast<std::size_t>(e.m.pes))) == 0,
-                   "simulated machine: cannot size the symmetric heaps ({} x {} bytes): {} "
-                   "(lower MAILROOM_SYMMETRIC_HEAP_BYTES)", e.m.pes, bytes, std::strerror(errno));
+    MAILROOM_CHECK(
+        ftruncate(e.heap_fd, static_cast<off_t>(bytes * static_cast<std::size_t>(e.m.pes))) == 0,
+        "simulated machine: cannot size the symmetric heaps ({} x {} bytes): {} "
+        "(lower MAILROOM_SYMMETRIC_HEAP_BYTES)",
+        e.m.pes, bytes, std::strerror(errno));
     void* p = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    MAILROOM_CHECK(p != MAP_FAILED, "simulated machine: cannot reserve {} bytes for the "
-                   "symmetric heap: {}", bytes, std::strerror(errno));
+    MAILROOM_CHECK(p != MAP_FAILED,
+                   "simulated machine: cannot reserve {} bytes for the "
+                   "symmetric heap: {}",
+                   bytes, std::strerror(errno));
     e.heap_base = static_cast<std::byte*>(p);
   }
-  MAILROOM_CHECK(bytes == e.heap_bytes, "simulated machine: a second runtime asked for a "
-                 "symmetric heap of another size ({} bytes, then {})", e.heap_bytes, bytes);
+  MAILROOM_CHECK(bytes == e.heap_bytes,
+                 "simulated machine: a second runtime asked for a "
+                 "symmetric heap of another size ({} bytes, then {})",
+                 e.heap_bytes, bytes);
   return e.heap_base;  // (mapped at the PE's first allocation: symmetric.cpp)
 }
 
@@ -1194,8 +1228,10 @@ void heap_map() noexcept {
   void* p = mmap(e.heap_base, e.heap_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
                  e.heap_fd, static_cast<off_t>(e.heap_bytes * static_cast<std::size_t>(pe)));
   if (p == MAP_FAILED) {
-    std::fprintf(stderr, "mailroom: rank %d: simulated machine: cannot map its symmetric heap: "
-                 "%s\n", pe, std::strerror(errno));
+    std::fprintf(stderr,
+                 "mailroom: rank %d: simulated machine: cannot map its symmetric heap: "
+                 "%s\n",
+                 pe, std::strerror(errno));
     std::_Exit(1);
   }
   e.heap_mapped = pe;
@@ -1212,9 +1248,10 @@ simulated_machine simulated_machine::parse(std::string_view spec) {
   simulated_machine m;
   const std::string whole(spec);
   auto bad = [&](std::string_view part, std::string_view why) {
-    MAILROOM_FAIL("MAILROOM_SIM=\"{}\": {} in \"{}\" (expected P[xN][,key=value...], keys seed, "
-                  "latency, node_latency (us), bandwidth, node_bandwidth (GB/s), jitter, stack, stall (s))",
-                  whole, why, part);
+    MAILROOM_FAIL(
+        "MAILROOM_SIM=\"{}\": {} in \"{}\" (expected P[xN][,key=value...], keys seed, "
+        "latency, node_latency (us), bandwidth, node_bandwidth (GB/s), jitter, stack, stall (s))",
+        whole, why, part);
   };
   std::size_t comma = spec.find(',');
   std::string_view head = spec.substr(0, comma);
@@ -1246,7 +1283,8 @@ simulated_machine simulated_machine::parse(std::string_view spec) {
       if (!transport::sim::parse_double(value, d) || d <= 0) bad(kv, "not a number of seconds");
       m.stall_seconds = d;
     } else if (key == "jitter") {
-      if (!transport::sim::parse_double(value, d) || d < 0 || d > 10) bad(kv, "jitter not in 0..10");
+      if (!transport::sim::parse_double(value, d) || d < 0 || d > 10)
+        bad(kv, "jitter not in 0..10");
       m.jitter = d;
     } else if (key == "latency" || key == "node_latency") {
       if (!transport::sim::parse_double(value, d) || d < 0) bad(kv, "not a latency");
@@ -1269,10 +1307,11 @@ std::optional<simulated_machine> simulated_machine::from_environment() {
 
 std::string simulated_machine::describe() const {
   const int nodes = (pes + per_node - 1) / per_node;
-  return fmt::format("{} PEs, {} per node ({} nodes), network {:g} us {:g} GB/s, node {:g} us "
-                     "{:g} GB/s, jitter {:g}, seed {}",
-                     pes, per_node, nodes, network_latency * 1e6, network_bandwidth / 1e9,
-                     node_latency * 1e6, node_bandwidth / 1e9, jitter, seed);
+  return fmt::format(
+      "{} PEs, {} per node ({} nodes), network {:g} us {:g} GB/s, node {:g} us "
+      "{:g} GB/s, jitter {:g}, seed {}",
+      pes, per_node, nodes, network_latency * 1e6, network_bandwidth / 1e9, node_latency * 1e6,
+      node_bandwidth / 1e9, jitter, seed);
 }
 
 bool simulated() noexcept { return transport::sim::g_active; }
@@ -1349,8 +1388,7 @@ int simulate(const simulated_machine& m, const std::function<int()>& program) {
       box.pop();
     }
   if (e.heap_base != nullptr) munmap(e.heap_base, e.heap_bytes);
-  if (e.heaps_all != nullptr)
-    munmap(e.heaps_all, e.heap_bytes * static_cast<std::size_t>(e.m.pes));
+  if (e.heaps_all != nullptr) munmap(e.heaps_all, e.heap_bytes * static_cast<std::size_t>(e.m.pes));
   if (e.heap_fd >= 0) close(e.heap_fd);
   g_engine = nullptr;
   return rc;

@@ -25,7 +25,7 @@ bool g_up = false;
 int g_rank = 0;
 int g_size = 1;
 node_layout g_layout;
-MPI_Comm g_comm = MPI_COMM_NULL;       // mailroom's duplicate of the runtime's communicator
+MPI_Comm g_comm = MPI_COMM_NULL;  // mailroom's duplicate of the runtime's communicator
 MPI_Comm g_node_comm = MPI_COMM_NULL;
 progress_hooks g_hooks;
 MAILROOM_PE_LOCAL(g_up);
@@ -40,11 +40,16 @@ constexpr int k_thread_level = MPI_THREAD_FUNNELED;
 
 const char* thread_level_name(int level) {
   switch (level) {
-    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
-    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
-    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
-    case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
-    default: return "an unknown thread level";
+    case MPI_THREAD_SINGLE:
+      return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED:
+      return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED:
+      return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE:
+      return "MPI_THREAD_MULTIPLE";
+    default:
+      return "an unknown thread level";
   }
 }
 
@@ -132,7 +137,8 @@ void init(int* argc, char*** argv, bool world, std::int64_t comm_f) {
   MPI_Initialized(&already);
   MAILROOM_CHECK(already != 0 || world,
                  "mailroom::runtime on a communicator of the program's: initialise MPI first "
-                 "(MPI_Init_thread with {})", thread_level_name(k_thread_level));
+                 "(MPI_Init_thread with {})",
+                 thread_level_name(k_thread_level));
   if (already == 0) {
 #if defined(OPEN_MPI) && OPEN_MPI
     // Open MPI 4.1 picks osc/rdma for one-sided windows by default, whose 64-bit
@@ -157,15 +163,18 @@ void init(int* argc, char*** argv, bool world, std::int64_t comm_f) {
     MAILROOM_CHECK(provided >= MPI_THREAD_SERIALIZED || main_thread != 0,
                    "mailroom::runtime constructed on a thread other than the one that "
                    "initialised MPI, which provides {}: construct it on that thread, or "
-                   "initialise MPI with MPI_THREAD_SERIALIZED", thread_level_name(provided));
+                   "initialise MPI with MPI_THREAD_SERIALIZED",
+                   thread_level_name(provided));
   }
   // mailroom's own duplicate: its errors come back to us and go through one checker that names
   // the call and the rank; the program's communicator keeps its error handler.
   MPI_Comm user = world ? MPI_COMM_WORLD : MPI_Comm_f2c(static_cast<MPI_Fint>(comm_f));
   MAILROOM_CHECK(user != MPI_COMM_NULL, "mailroom::runtime on MPI_COMM_NULL");
   const int dup_rc = MPI_Comm_dup(user, &g_comm);
-  MAILROOM_CHECK(dup_rc == MPI_SUCCESS, "mailroom::runtime: MPI_Comm_dup of its communicator "
-                 "failed (error {})", dup_rc);
+  MAILROOM_CHECK(dup_rc == MPI_SUCCESS,
+                 "mailroom::runtime: MPI_Comm_dup of its communicator "
+                 "failed (error {})",
+                 dup_rc);
   MAILROOM_MPI(MPI_Comm_set_errhandler(g_comm, MPI_ERRORS_RETURN));
   MAILROOM_MPI(MPI_Comm_rank(g_comm, &g_rank));
   MAILROOM_MPI(MPI_Comm_size(g_comm, &g_size));
@@ -173,15 +182,15 @@ void init(int* argc, char*** argv, bool world, std::int64_t comm_f) {
   mailroom::detail::set_abort_hook(&mpi_abort_hook);
 
   // Kept for the node's shared memory (node_memory) until finalize.
-  MAILROOM_MPI(MPI_Comm_split_type(g_comm, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL,
-                                   &g_node_comm));
+  MAILROOM_MPI(
+      MPI_Comm_split_type(g_comm, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &g_node_comm));
   MPI_Comm node_comm = g_node_comm;
   MAILROOM_MPI(MPI_Comm_rank(node_comm, &g_layout.node_rank));
   MAILROOM_MPI(MPI_Comm_size(node_comm, &g_layout.node_size));
   // Node leaders (node_rank 0) number the nodes in order of their world rank.
   MPI_Comm leaders = MPI_COMM_NULL;
-  MAILROOM_MPI(MPI_Comm_split(g_comm, g_layout.node_rank == 0 ? 0 : MPI_UNDEFINED,
-                              g_rank, &leaders));
+  MAILROOM_MPI(
+      MPI_Comm_split(g_comm, g_layout.node_rank == 0 ? 0 : MPI_UNDEFINED, g_rank, &leaders));
   int node = 0, nodes = 0;
   if (leaders != MPI_COMM_NULL) {
     MAILROOM_MPI(MPI_Comm_rank(leaders, &node));
@@ -257,7 +266,6 @@ std::int64_t allreduce_max(std::int64_t v) {
 std::int64_t allreduce_sum(std::int64_t v) {
   return sim::active() ? sim::allreduce(v, sim::reduce_op::sum) : allreduce(v, MPI_SUM);
 }
-
 
 void broadcast(void* data, std::size_t bytes, int root) {
   MAILROOM_CHECK(bytes <= static_cast<std::size_t>(std::numeric_limits<int>::max()),

@@ -81,8 +81,9 @@ void alltoall(const int* send, int* recv);
 void alltoallv(const void* send, const int* send_counts, const int* send_displs, void* recv,
                const int* recv_counts, const int* recv_displs, std::size_t elem_bytes);
 
-/// One non-blocking operation in flight (a collective of a group, a one-sided transfer). Poll test() until it returns true; the
-/// buffers given when it started must stay valid until then. Destroying it earlier waits for it.
+/// One non-blocking operation in flight (a collective of a group, a one-sided transfer). Poll
+/// test() until it returns true; the buffers given when it started must stay valid until then.
+/// Destroying it earlier waits for it.
 class request {
  public:
   virtual ~request() = default;
@@ -298,13 +299,11 @@ class group {
   virtual std::unique_ptr<request> start_allgather(const void* in, void* out,
                                                    std::size_t bytes) = 0;
   /// Member r gets bytes [r * bytes, (r+1) * bytes) of every member's in, at out + source * bytes.
-  virtual std::unique_ptr<request> start_alltoall(const void* in, void* out,
-                                                  std::size_t bytes) = 0;
+  virtual std::unique_ptr<request> start_alltoall(const void* in, void* out, std::size_t bytes) = 0;
   /// MPI_Alltoallv over elements of elem_bytes (counts and displacements in elements).
   virtual std::unique_ptr<request> start_alltoallv(const void* send, const int* send_counts,
                                                    const int* send_displs, void* recv,
-                                                   const int* recv_counts,
-                                                   const int* recv_displs,
+                                                   const int* recv_counts, const int* recv_displs,
                                                    std::size_t elem_bytes) = 0;
 
  protected:

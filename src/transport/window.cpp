@@ -43,8 +43,8 @@ struct mpi_heap_window final : heap_window::impl {
 
   mpi_heap_window(std::byte* base, std::size_t bytes) {
     barrier();  // (MPI_Win_create blocks: nobody may still wait on another in mailroom)
-    MAILROOM_MPI(MPI_Win_create(base, static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL,
-                                detail::comm(), &win));
+    MAILROOM_MPI(
+        MPI_Win_create(base, static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, detail::comm(), &win));
     MAILROOM_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
     MAILROOM_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, win));
   }
@@ -104,21 +104,27 @@ struct mpi_heap_window final : heap_window::impl {
     }
     r->operand = operand;
     *result = 0;
-    MAILROOM_MPI(MPI_Rget_accumulate(&r->operand, 1, detail::builtin_type(type), result, 1,
-                                     detail::builtin_type(type), target,
-                                     static_cast<MPI_Aint>(offset), 1, detail::builtin_type(type),
-                                     mpi_op(op), win, &r->req));
+    MAILROOM_MPI(MPI_Rget_accumulate(
+        &r->operand, 1, detail::builtin_type(type), result, 1, detail::builtin_type(type), target,
+        static_cast<MPI_Aint>(offset), 1, detail::builtin_type(type), mpi_op(op), win, &r->req));
     return r;
   }
   void flush_all() override { MAILROOM_MPI(MPI_Win_flush_all(win)); }
   static MPI_Op mpi_op(atomic_op op) {
     switch (op) {
-      case atomic_op::add: return MPI_SUM;
-      case atomic_op::band: return MPI_BAND;
-      case atomic_op::bor: return MPI_BOR;
-      case atomic_op::bxor: return MPI_BXOR;
-      case atomic_op::swap: return MPI_REPLACE;
-      case atomic_op::load: case atomic_op::compare_swap: break;
+      case atomic_op::add:
+        return MPI_SUM;
+      case atomic_op::band:
+        return MPI_BAND;
+      case atomic_op::bor:
+        return MPI_BOR;
+      case atomic_op::bxor:
+        return MPI_BXOR;
+      case atomic_op::swap:
+        return MPI_REPLACE;
+      case atomic_op::load:
+      case atomic_op::compare_swap:
+        break;
     }
     return MPI_NO_OP;
   }
@@ -143,9 +149,8 @@ std::unique_ptr<request> heap_window::start_put(int target, std::size_t offset, 
                                                 std::size_t bytes) {
   return impl_->start_put(target, offset, in, bytes);
 }
-std::uint64_t heap_window::atomic(int target, std::size_t offset,
-                                  mailroom::detail::elem_type type, atomic_op op,
-                                  std::uint64_t operand, std::uint64_t compare) {
+std::uint64_t heap_window::atomic(int target, std::size_t offset, mailroom::detail::elem_type type,
+                                  atomic_op op, std::uint64_t operand, std::uint64_t compare) {
   return impl_->atomic(target, offset, type, op, operand, compare);
 }
 std::unique_ptr<request> heap_window::start_atomic(int target, std::size_t offset,
@@ -155,6 +160,5 @@ std::unique_ptr<request> heap_window::start_atomic(int target, std::size_t offse
   return impl_->start_atomic(target, offset, type, op, operand, compare, result);
 }
 void heap_window::flush_all() { impl_->flush_all(); }
-
 
 }  // namespace mailroom::transport

@@ -55,9 +55,8 @@ int main(int argc, char** argv) {
          "machine.mpi does not name the MPI library");
   for (const char* when : {"before", "after"}) {
     const double us = j["machine"]["round_trip_us"].value(when, -1.0);
-    expect(pes > 1 ? us > 0 : us == 0,
-           std::string("machine.round_trip_us.") + when + " is not " +
-               (pes > 1 ? "positive" : "0 (one PE)"));
+    expect(pes > 1 ? us > 0 : us == 0, std::string("machine.round_trip_us.") + when + " is not " +
+                                           (pes > 1 ? "positive" : "0 (one PE)"));
   }
   expect(j["sizes"].value("ops_per_pe", 0LL) > 0, "sizes.ops_per_pe is not positive");
   expect(j["sizes"].value("table_per_pe", 0LL) > 0, "sizes.table_per_pe is not positive");
@@ -105,11 +104,11 @@ int main(int argc, char** argv) {
            name + ": traffic.messages less the forwarded is " +
                std::to_string(messages - forwarded) + ", expected " + std::to_string(expected));
     if (forwarded == 0)
-      expect(t.value("bytes", -1LL) == 8 * expected,
-             name + ": traffic.bytes is not 8 per message");
+      expect(t.value("bytes", -1LL) == 8 * expected, name + ": traffic.bytes is not 8 per message");
     const auto& net = t["network"];
-    expect(net.value("buffers", -1LL) >= 0 && net.value("buffers", -1LL) <= t.value("buffers", -1LL),
-           name + ": traffic.network.buffers out of range");
+    expect(
+        net.value("buffers", -1LL) >= 0 && net.value("buffers", -1LL) <= t.value("buffers", -1LL),
+        name + ": traffic.network.buffers out of range");
     const double fill = t.value("mean_fill", -1.0);
     expect(name == "naive" ? fill == 0 : (fill > 0 && fill <= 1),
            name + ": traffic.mean_fill out of range");

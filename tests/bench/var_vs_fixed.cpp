@@ -46,7 +46,8 @@ double phase(mode m, std::int64_t n, std::uint64_t& sum, std::uint64_t& want) {
     });
     fixed_msg v{};
     for (std::int64_t k = 0; k < n; ++k) {
-      const std::uint64_t h = mix(static_cast<std::uint64_t>(me) << 32 ^ static_cast<std::uint64_t>(k));
+      const std::uint64_t h =
+          mix(static_cast<std::uint64_t>(me) << 32 ^ static_cast<std::uint64_t>(k));
       for (std::size_t i = 0; i < W; ++i) v[i] = h + i;
       a.send(mr::pe(static_cast<int>(h % pes)), v);
       want += W * h + W * (W - 1) / 2;
@@ -59,7 +60,8 @@ double phase(mode m, std::int64_t n, std::uint64_t& sum, std::uint64_t& want) {
     });
     std::uint64_t v[W];
     for (std::int64_t k = 0; k < n; ++k) {
-      const std::uint64_t h = mix(static_cast<std::uint64_t>(me) << 32 ^ static_cast<std::uint64_t>(k));
+      const std::uint64_t h =
+          mix(static_cast<std::uint64_t>(me) << 32 ^ static_cast<std::uint64_t>(k));
       const std::size_t len = m == mode::var ? W : 1 + (h >> 40) % W;
       for (std::size_t i = 0; i < W; ++i) v[i] = h + i;  // (the same work as fixed's)
       a.send(mr::pe(static_cast<int>(h % pes)), std::span<const std::uint64_t>(v, len));
@@ -94,11 +96,12 @@ int main(int argc, char** argv) {
   if (mr::this_pe().rank() == 0) {
     const double ns = 1e9 / static_cast<double>(n);
     const double f = median(t[0]), v = median(t[1]), x = median(t[2]);
-    std::printf("var_vs_fixed: %d PEs, %lld messages per PE, medians of %d (ns per message per "
-                "PE): fixed %zu bytes %.1f, variable %zu bytes %.1f (%.2fx), variable 8-%zu "
-                "bytes %.1f (%.2fx): %s\n",
-                mr::num_pes(), static_cast<long long>(n), reps, W * 8, f * ns, W * 8, v * ns,
-                v / f, W * 8, x * ns, x / f, ok ? "PASSED" : "FAILED");
+    std::printf(
+        "var_vs_fixed: %d PEs, %lld messages per PE, medians of %d (ns per message per "
+        "PE): fixed %zu bytes %.1f, variable %zu bytes %.1f (%.2fx), variable 8-%zu "
+        "bytes %.1f (%.2fx): %s\n",
+        mr::num_pes(), static_cast<long long>(n), reps, W * 8, f * ns, W * 8, v * ns, v / f, W * 8,
+        x * ns, x / f, ok ? "PASSED" : "FAILED");
   }
   return ok ? 0 : 1;
 }

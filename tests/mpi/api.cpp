@@ -18,9 +18,9 @@
 #include <cstdlib>
 #include <optional>
 #include <random>
+#include <span>
 #include <thread>
 #include <type_traits>
-#include <span>
 #include <vector>
 
 namespace mr = mailroom;
@@ -232,7 +232,8 @@ int lambda_capture_patterns() {
           static_assert(sizeof f == 56);
           l.send(to, f);
           sent[3] += mix(mix(mix(mix(mix(mix(1, constant), hundredth), every), once), seventh),
-                         thousandth) >> 24;
+                         thousandth) >>
+                     24;
           break;
         }
         case 3: {  // 12 bytes: 2 words, the last one partial
@@ -521,7 +522,7 @@ int symmetric_scope_frees_its_arrays() {
   kept[7] = 7;
   {
     mr::symmetric_scope scope;
-    mr::symmetric_free(older);                           // the top of the heap drops below it
+    mr::symmetric_free(older);                            // the top of the heap drops below it
     auto inside = mr::symmetric_array<std::int64_t>(50);  // so this one starts where older was
     EXPECT(inside.data() == older_at, "the freed space was not reused");
     const void* deeper_at = nullptr;

@@ -107,11 +107,11 @@ int main(int argc, char** argv) {
   }
   const std::uint64_t rss_growth = peak_rss_bytes() - rss_before;
   if (rss_growth > budget + rss_slack) {
-    std::printf("rank %d: peak RSS grew by %llu bytes during the flood, over the budget of %llu "
-                "+ %llu\n",
-                me, static_cast<unsigned long long>(rss_growth),
-                static_cast<unsigned long long>(budget),
-                static_cast<unsigned long long>(rss_slack));
+    std::printf(
+        "rank %d: peak RSS grew by %llu bytes during the flood, over the budget of %llu "
+        "+ %llu\n",
+        me, static_cast<unsigned long long>(rss_growth), static_cast<unsigned long long>(budget),
+        static_cast<unsigned long long>(rss_slack));
     ++failures;
   }
   // The figures, per PE: peak RSS growth and aggregation peak (largest over PEs).
@@ -119,9 +119,10 @@ int main(int argc, char** argv) {
   MPI_Allreduce(MPI_IN_PLACE, figures, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (me == 0)
-    std::printf("bounded_memory: %d PEs, %lld messages into PE 0; per PE at most: peak RSS "
-                "growth %.2f MiB, aggregation peak %.2f MiB (budget %.2f MiB): %s\n",
-                pes, static_cast<long long>(senders * n), figures[0] / 1048576.0,
-                figures[1] / 1048576.0, budget / 1048576.0, failures == 0 ? "PASSED" : "FAILED");
+    std::printf(
+        "bounded_memory: %d PEs, %lld messages into PE 0; per PE at most: peak RSS "
+        "growth %.2f MiB, aggregation peak %.2f MiB (budget %.2f MiB): %s\n",
+        pes, static_cast<long long>(senders * n), figures[0] / 1048576.0, figures[1] / 1048576.0,
+        budget / 1048576.0, failures == 0 ? "PASSED" : "FAILED");
   return failures == 0 ? 0 : 1;
 }

@@ -35,9 +35,7 @@ struct affine {
 };
 struct compose {
   // (f then g) as one map: MPI's order is in[i] op inout[i] with `in` from lower ranks.
-  affine operator()(const affine& f, const affine& g) const {
-    return {g.a * f.a, g.a * f.b + g.b};
-  }
+  affine operator()(const affine& f, const affine& g) const { return {g.a * f.a, g.a * f.b + g.b}; }
 };
 affine affine_of(int p) {
   return {2 * static_cast<std::uint64_t>(p) + 3, static_cast<std::uint64_t>(value_of(p))};
@@ -73,15 +71,15 @@ int reductions() {
   EXPECT(mr::all_reduce(0.5 * g_me) == dsum, "double sum");
   // A user function with state: the lambda's capture takes part.
   const std::int64_t scale = 3 + 0 * int{g_me};  // (not a constant: the capture is needed)
-  EXPECT(mr::all_reduce(mine, [scale](std::int64_t a, std::int64_t b) { return a + b * 0 +
-                                                                              scale * 0 + b; }) ==
-             sum,
+  EXPECT(mr::all_reduce(mine, [scale](std::int64_t a,
+                                      std::int64_t b) { return a + b * 0 + scale * 0 + b; }) == sum,
          "lambda");
   const affine got = mr::all_reduce(affine_of(g_me), compose{});
-  EXPECT(got.a == comp.a && got.b == comp.b, "affine composition in rank order: %llu %llu, want "
-         "%llu %llu", static_cast<unsigned long long>(got.a),
-         static_cast<unsigned long long>(got.b), static_cast<unsigned long long>(comp.a),
-         static_cast<unsigned long long>(comp.b));
+  EXPECT(got.a == comp.a && got.b == comp.b,
+         "affine composition in rank order: %llu %llu, want "
+         "%llu %llu",
+         static_cast<unsigned long long>(got.a), static_cast<unsigned long long>(got.b),
+         static_cast<unsigned long long>(comp.a), static_cast<unsigned long long>(comp.b));
   // Element-wise over arrays, MPI's own and custom, and in place.
   constexpr std::size_t n = 1000;
   std::vector<std::int64_t> in(n), out(n, -1);
@@ -127,8 +125,7 @@ int data_movement() {
   const std::array<int, 3> three{g_me, -g_me, 7};
   const auto ag3 = mr::all_gather(std::span<const int>(three));
   for (int p = 0; p < g_pes; ++p)
-    EXPECT(ag3[3 * p] == p && ag3[3 * p + 1] == -p && ag3[3 * p + 2] == 7, "all_gather span %d",
-           p);
+    EXPECT(ag3[3 * p] == p && ag3[3 * p + 1] == -p && ag3[3 * p + 2] == 7, "all_gather span %d", p);
   std::int64_t below = 0;
   for (int p = 0; p < g_me; ++p) below += value_of(p);
   EXPECT(mr::exclusive_scan(value_of(g_me), std::int64_t{0}) == below, "exclusive_scan");

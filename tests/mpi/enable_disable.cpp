@@ -58,11 +58,9 @@ int main(int argc, char** argv) {
                    mr::mailbox<std::int64_t>([&](std::int64_t v, mr::pe from) {
                      ++replies;
                      const std::int64_t key = (v - from.rank()) / 7;
-                     if (key < 0 || key >= rounds * batch || answer(key, from.rank()) != v)
-                       ++wrong;
+                     if (key < 0 || key >= rounds * batch || answer(key, from.rank()) != v) ++wrong;
                    }),
-                   mr::mailbox<int>([&](int) { ++finished_senders; }),
-                   mr::mailbox<int>([&](int) {
+                   mr::mailbox<int>([&](int) { ++finished_senders; }), mr::mailbox<int>([&](int) {
                      gate_open = true;
                      flood.enable();
                    })};
@@ -90,9 +88,10 @@ int main(int argc, char** argv) {
       ++failures;
     }
     if (pes > 1 && finished_senders != 0) {
-      std::printf("PE 0: %lld senders got through %lld sends each to a disabled mailbox: no "
-                  "back-pressure\n",
-                  static_cast<long long>(finished_senders), static_cast<long long>(n));
+      std::printf(
+          "PE 0: %lld senders got through %lld sends each to a disabled mailbox: no "
+          "back-pressure\n",
+          static_cast<long long>(finished_senders), static_cast<long long>(n));
       ++failures;
     }
     if (flood.enabled()) {
@@ -113,9 +112,8 @@ int main(int argc, char** argv) {
     ++failures;
   }
   if (me == hot && (replies != rounds * batch * pes || wrong != 0)) {
-    std::printf("PE 0: %lld replies (expected %lld), %lld wrong\n",
-                static_cast<long long>(replies), static_cast<long long>(rounds * batch * pes),
-                static_cast<long long>(wrong));
+    std::printf("PE 0: %lld replies (expected %lld), %lld wrong\n", static_cast<long long>(replies),
+                static_cast<long long>(rounds * batch * pes), static_cast<long long>(wrong));
     ++failures;
   }
   if (me == hot && finished_senders != (pes == 1 ? 1 : pes - 1)) {
@@ -149,10 +147,11 @@ int main(int argc, char** argv) {
   MPI_Allreduce(MPI_IN_PLACE, &peak, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (me == 0)
-    std::printf("enable_disable: %d PEs, %lld messages held then handled, %lld request rounds "
-                "meanwhile; aggregation peak %.2f MiB (budget %.2f MiB): %s\n",
-                pes, static_cast<long long>(senders * per_sender),
-                static_cast<long long>(rounds), static_cast<double>(peak) / 1048576.0,
-                static_cast<double>(budget) / 1048576.0, failures == 0 ? "PASSED" : "FAILED");
+    std::printf(
+        "enable_disable: %d PEs, %lld messages held then handled, %lld request rounds "
+        "meanwhile; aggregation peak %.2f MiB (budget %.2f MiB): %s\n",
+        pes, static_cast<long long>(senders * per_sender), static_cast<long long>(rounds),
+        static_cast<double>(peak) / 1048576.0, static_cast<double>(budget) / 1048576.0,
+        failures == 0 ? "PASSED" : "FAILED");
   return failures == 0 ? 0 : 1;
 }

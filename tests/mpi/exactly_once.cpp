@@ -18,8 +18,8 @@ namespace {
 
 enum box : int { a_box, b_box, s_box, c_box, d_box, e_box, box_count };
 constexpr std::array<const char*, box_count> box_names{
-    "A (chain)", "B (chain, feeds C)", "S (self-loop)", "C (2-cycle)", "D (2-cycle)",
-    "E (chain head, large messages)"};
+    "A (chain)",   "B (chain, feeds C)", "S (self-loop)",
+    "C (2-cycle)", "D (2-cycle)",        "E (chain head, large messages)"};
 
 struct message {
   std::uint64_t payload;
@@ -102,52 +102,51 @@ int run(int argc, char** argv) {
     return message{m.payload, to.rank(), me, ttl};
   };
 
-  mr::selector sel{
-      mr::graph{{{a_box, b_box},
-                 {b_box, c_box},
-                 {s_box, s_box},
-                 {c_box, d_box},
-                 {d_box, c_box},
-                 {e_box, a_box}},
-                {a_box, s_box, c_box, e_box}},
-      mr::mailbox<message>([&](const message& m, mr::pe from, auto& self) {
-        receive(a_box, m, from);
-        const message f = forward(m, m.ttl + 1);
-        self.template send<b_box>(mr::pe(f.dest), f);
-      }),
-      mr::mailbox<message>([&](const message& m, mr::pe from, auto& self) {
-        receive(b_box, m, from);
-        wrong_hops += m.ttl != 1;
-        const message f = forward(m, cycle_ttl_after_b(m.payload));
-        self.template send<c_box>(mr::pe(f.dest), f);
-      }),
-      mr::mailbox<message>([&](const message& m, mr::pe from, auto& self) {
-        receive(s_box, m, from);
-        if (m.ttl > 0) {
-          const message f = forward(m, m.ttl - 1);
-          self.template send<s_box>(mr::pe(f.dest), f);
-        }
-      }),
-      mr::mailbox<message>([&](const message& m, mr::pe from, auto& self) {
-        receive(c_box, m, from);
-        if (m.ttl > 0) {
-          const message f = forward(m, m.ttl - 1);
-          self.template send<d_box>(mr::pe(f.dest), f);
-        }
-      }),
-      mr::mailbox<message>([&](const message& m, mr::pe from, auto& self) {
-        receive(d_box, m, from);
-        if (m.ttl > 0) {
-          const message f = forward(m, m.ttl - 1);
-          self.template send<c_box>(mr::pe(f.dest), f);
-        }
-      }),
-      mr::mailbox<big_message>([&](const big_message& m, mr::pe from, auto& self) {
-        receive(e_box, m.head, from);
-        corrupt += m.words != words_for(m.head.payload);
-        const message f = forward(m.head, 0);
-        self.template send<a_box>(mr::pe(f.dest), f);
-      })};
+  mr::selector sel{mr::graph{{{a_box, b_box},
+                              {b_box, c_box},
+                              {s_box, s_box},
+                              {c_box, d_box},
+                              {d_box, c_box},
+                              {e_box, a_box}},
+                             {a_box, s_box, c_box, e_box}},
+                   mr::mailbox<message>([&](const message& m, mr::pe from, auto& self) {
+                     receive(a_box, m, from);
+                     const message f = forward(m, m.ttl + 1);
+                     self.template send<b_box>(mr::pe(f.dest), f);
+                   }),
+                   mr::mailbox<message>([&](const message& m, mr::pe from, auto& self) {
+                     receive(b_box, m, from);
+                     wrong_hops += m.ttl != 1;
+                     const message f = forward(m, cycle_ttl_after_b(m.payload));
+                     self.template send<c_box>(mr::pe(f.dest), f);
+                   }),
+                   mr::mailbox<message>([&](const message& m, mr::pe from, auto& self) {
+                     receive(s_box, m, from);
+                     if (m.ttl > 0) {
+                       const message f = forward(m, m.ttl - 1);
+                       self.template send<s_box>(mr::pe(f.dest), f);
+                     }
+                   }),
+                   mr::mailbox<message>([&](const message& m, mr::pe from, auto& self) {
+                     receive(c_box, m, from);
+                     if (m.ttl > 0) {
+                       const message f = forward(m, m.ttl - 1);
+                       self.template send<d_box>(mr::pe(f.dest), f);
+                     }
+                   }),
+                   mr::mailbox<message>([&](const message& m, mr::pe from, auto& self) {
+                     receive(d_box, m, from);
+                     if (m.ttl > 0) {
+                       const message f = forward(m, m.ttl - 1);
+                       self.template send<c_box>(mr::pe(f.dest), f);
+                     }
+                   }),
+                   mr::mailbox<big_message>([&](const big_message& m, mr::pe from, auto& self) {
+                     receive(e_box, m.head, from);
+                     corrupt += m.words != words_for(m.head.payload);
+                     const message f = forward(m.head, 0);
+                     self.template send<a_box>(mr::pe(f.dest), f);
+                   })};
 
   // Only the declared entries E, A, S and C are fed from outside (A and C also from handlers).
   for (std::int64_t i = 0; i < n_here; ++i) {
@@ -195,18 +194,21 @@ int run(int argc, char** argv) {
   const auto& ex = mr::detail::exchange::get();
   const bool sharing = ex.shared_slots() > 0 && ex.conveyors_in_slots() > 0 && mr::num_pes() > 1;
   if (sharing ? ex.handed_over() == 0 : ex.handed_over() != 0) {
-    std::printf("rank %d: %llu buffers handed over in shared memory, %llu through MPI, with %u "
-                "slots in the shared pool\n",
-                me, static_cast<unsigned long long>(ex.handed_over()),
-                static_cast<unsigned long long>(ex.sent_through_mpi()), ex.shared_slots());
+    std::printf(
+        "rank %d: %llu buffers handed over in shared memory, %llu through MPI, with %u "
+        "slots in the shared pool\n",
+        me, static_cast<unsigned long long>(ex.handed_over()),
+        static_cast<unsigned long long>(ex.sent_through_mpi()), ex.shared_slots());
     ++failures;
   }
-  if (in_slots_wanted >= 0 && (ex.conveyors_in_slots() != static_cast<std::uint64_t>(in_slots_wanted) ||
-                               ex.slot_extras_free() != 0)) {
-    std::printf("rank %d: %llu mailboxes in the shared pool's %u slots (expected %ld), %u slots "
-                "beyond their reservations (expected 0)\n",
-                me, static_cast<unsigned long long>(ex.conveyors_in_slots()), ex.shared_slots(),
-                in_slots_wanted, ex.slot_extras_free());
+  if (in_slots_wanted >= 0 &&
+      (ex.conveyors_in_slots() != static_cast<std::uint64_t>(in_slots_wanted) ||
+       ex.slot_extras_free() != 0)) {
+    std::printf(
+        "rank %d: %llu mailboxes in the shared pool's %u slots (expected %ld), %u slots "
+        "beyond their reservations (expected 0)\n",
+        me, static_cast<unsigned long long>(ex.conveyors_in_slots()), ex.shared_slots(),
+        in_slots_wanted, ex.slot_extras_free());
     ++failures;
   }
   // The counters' room: every buffer sent had room for at least what it carried.

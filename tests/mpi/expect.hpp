@@ -31,8 +31,7 @@ inline constexpr pe_count g_pes{};
 /// tests run the same programs on hundreds of PEs that way).
 template <class F>
 int run_main(F&& body) {
-  if (auto m = mailroom::simulated_machine::from_environment())
-    return mailroom::simulate(*m, body);
+  if (auto m = mailroom::simulated_machine::from_environment()) return mailroom::simulate(*m, body);
   return body();
 }
 
@@ -47,13 +46,12 @@ inline int verdict(int failures) {
 
 }  // namespace mailroom_test
 
-#define EXPECT(cond, ...)                                                                     \
-  do {                                                                                        \
-    if (!(cond)) {                                                                            \
-      std::printf("rank %d: %s: check failed: %s: ", int{::mailroom_test::g_me}, __func__,   \
-                  #cond);                                                                     \
-      std::printf(__VA_ARGS__);                                                               \
-      std::printf("\n");                                                                      \
-      ++failures;                                                                             \
-    }                                                                                         \
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      std::printf("rank %d: %s: check failed: %s: ", int{::mailroom_test::g_me}, __func__, #cond); \
+      std::printf(__VA_ARGS__);                                                                    \
+      std::printf("\n");                                                                           \
+      ++failures;                                                                                  \
+    }                                                                                              \
   } while (0)

@@ -43,7 +43,8 @@ std::int64_t copies(std::int64_t key) {
 }
 // The PE that sends copy j of key k on input i.
 int sender(std::int64_t k, std::int64_t j, int input) {
-  return static_cast<int>(mix(static_cast<std::uint64_t>(k) * 8 + static_cast<std::uint64_t>(j) * 3 +
+  return static_cast<int>(mix(static_cast<std::uint64_t>(k) * 8 +
+                              static_cast<std::uint64_t>(j) * 3 +
                               static_cast<std::uint64_t>(input)) %
                           static_cast<std::uint64_t>(g_pes));
 }
@@ -104,13 +105,13 @@ int main(int argc, char** argv) {
     // Key k's part comes from PE k % P, its tag from the PE before: the two ends of every
     // pair are different PEs (from 2 PEs on).
     for (std::int64_t k = g_me; k < keys; k += g_pes) {
-      const mr::pe owner(static_cast<int>(mix(static_cast<std::uint64_t>(k)) %
-                                          static_cast<std::uint64_t>(g_pes)));
+      const mr::pe owner(
+          static_cast<int>(mix(static_cast<std::uint64_t>(k)) % static_cast<std::uint64_t>(g_pes)));
       sel.send<0>(owner, part{k, 0});
     }
     for (std::int64_t k = (g_me + 1) % g_pes; k < keys; k += g_pes) {
-      const mr::pe owner(static_cast<int>(mix(static_cast<std::uint64_t>(k)) %
-                                          static_cast<std::uint64_t>(g_pes)));
+      const mr::pe owner(
+          static_cast<int>(mix(static_cast<std::uint64_t>(k)) % static_cast<std::uint64_t>(g_pes)));
       sel.send<1>(owner, tag{k});
     }
     sel.done<0>();
@@ -142,8 +143,7 @@ int main(int argc, char** argv) {
          static_cast<long long>(keys), static_cast<long long>(keys * (keys - 1) / 2));
   EXPECT(failures == 0, "%d matches with wrong keys or senders", failures);
   if (g_me == 0)
-    std::printf("joins: %lld keys, %lld 3-way matches, %lld pairs\n",
-                static_cast<long long>(keys), static_cast<long long>(totals[0]),
-                static_cast<long long>(totals[4]));
+    std::printf("joins: %lld keys, %lld 3-way matches, %lld pairs\n", static_cast<long long>(keys),
+                static_cast<long long>(totals[0]), static_cast<long long>(totals[4]));
   return mailroom_test::verdict(failures);
 }

@@ -171,8 +171,8 @@ int aggregated_gather() {
   auto f1 = mr::gather_async(table, std::span<const std::int64_t>(idx),
                              std::span<std::int64_t>(out2), blocked);
   std::vector<std::int64_t> out3(reads, -1);
-  auto f2 = mr::gather_async(table, std::span<const std::int64_t>(idx),
-                             std::span<std::int64_t>(out3));
+  auto f2 =
+      mr::gather_async(table, std::span<const std::int64_t>(idx), std::span<std::int64_t>(out3));
   mr::when_all(f1, f2).wait();
   for (std::size_t k = 0; k < reads; ++k) {
     const std::int64_t p = idx[k] / static_cast<std::int64_t>(per_pe);

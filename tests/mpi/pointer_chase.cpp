@@ -53,8 +53,7 @@ int main(int argc, char** argv) {
   int failures = 0;
   std::int64_t handled = 0, wrong_owner = 0, end_at = -1;
   std::uintptr_t stack_low = UINTPTR_MAX, stack_high = 0;
-  mr::selector chase{mr::graph{{0, 0}},
-                     mr::mailbox<hop>([&](const hop& h, mr::pe, auto& self) {
+  mr::selector chase{mr::graph{{0, 0}}, mr::mailbox<hop>([&](const hop& h, mr::pe, auto& self) {
                        const char probe = 0;
                        const auto sp = reinterpret_cast<std::uintptr_t>(&probe);
                        stack_low = std::min(stack_low, sp);
@@ -73,7 +72,8 @@ int main(int argc, char** argv) {
   chase.wait();
 
   std::int64_t expected_end = 0;
-  for (std::int64_t k = 0; k < hops; ++k) expected_end = next[static_cast<std::size_t>(expected_end)];
+  for (std::int64_t k = 0; k < hops; ++k)
+    expected_end = next[static_cast<std::size_t>(expected_end)];
   const std::int64_t total = sum_over_pes(handled);
   EXPECT(total == hops + 1, "%lld messages handled, expected %lld", static_cast<long long>(total),
          static_cast<long long>(hops + 1));

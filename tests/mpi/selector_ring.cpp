@@ -36,9 +36,9 @@ std::uint64_t mix(std::uint64_t x) {
   return x;
 }
 mr::pe next_pe(const token& t) {
-  return mr::pe(static_cast<int>(mix(static_cast<std::uint64_t>(t.id) * 131 +
-                                     static_cast<std::uint64_t>(t.hops)) %
-                                 static_cast<std::uint64_t>(g_pes)));
+  return mr::pe(static_cast<int>(
+      mix(static_cast<std::uint64_t>(t.id) * 131 + static_cast<std::uint64_t>(t.hops)) %
+      static_cast<std::uint64_t>(g_pes)));
 }
 
 struct tally {
@@ -73,10 +73,10 @@ int run_ring(std::int64_t tokens, std::int64_t hops, int order) {
   for (int p = 0; p < g_pes; ++p)
     for (std::size_t i = 0; i < N; ++i)
       for (std::int64_t k = 0; k < tokens; ++k) {
-        const std::int64_t id = ((p * static_cast<std::int64_t>(N) + static_cast<std::int64_t>(i)) *
-                                 tokens) + k;
+        const std::int64_t id =
+            ((p * static_cast<std::int64_t>(N) + static_cast<std::int64_t>(i)) * tokens) + k;
         const std::int64_t h = 1 + static_cast<std::int64_t>(mix(static_cast<std::uint64_t>(id)) %
-                                                            static_cast<std::uint64_t>(hops));
+                                                             static_cast<std::uint64_t>(hops));
         want_handled += h + 1;
         for (std::int64_t j = 0; j <= h; ++j) want_checksum += id * 7 + j;
         if (p == g_me) ring[i]->send(next_pe(token{id, h}), token{id, h});
@@ -113,8 +113,8 @@ int run_ring(std::int64_t tokens, std::int64_t hops, int order) {
   }
   MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   EXPECT(totals[0] == want_handled && totals[1] == want_checksum,
-         "ring of %zu, order %d: %lld hops handled (checksum %lld), expected %lld (%lld)", N,
-         order, static_cast<long long>(totals[0]), static_cast<long long>(totals[1]),
+         "ring of %zu, order %d: %lld hops handled (checksum %lld), expected %lld (%lld)", N, order,
+         static_cast<long long>(totals[0]), static_cast<long long>(totals[1]),
          static_cast<long long>(want_handled), static_cast<long long>(want_checksum));
   return failures;
 }
@@ -129,8 +129,9 @@ int main(int argc, char** argv) {
   for (int order = 0; order < 4; ++order) failures += run_ring<2>(tokens, hops, order);
   for (int order = 0; order < 4; ++order) failures += run_ring<3>(tokens, hops, order);
   if (g_me == 0)
-    std::printf("selector_ring: rings of 2 and 3 actors, %lld tokens per PE and actor, up to "
-                "%lld hops, 4 orders each\n",
-                static_cast<long long>(tokens), static_cast<long long>(hops));
+    std::printf(
+        "selector_ring: rings of 2 and 3 actors, %lld tokens per PE and actor, up to "
+        "%lld hops, 4 orders each\n",
+        static_cast<long long>(tokens), static_cast<long long>(hops));
   return mailroom_test::verdict(failures);
 }

@@ -49,7 +49,8 @@ struct vertex {
 
 // Message k of PE `from`: its sizes by hash, every 200th with 20,000 neighbours (160 KB).
 vertex make_vertex(int from, std::int64_t k) {
-  const std::uint64_t h = mix(static_cast<std::uint64_t>(from) * 7919 + static_cast<std::uint64_t>(k));
+  const std::uint64_t h =
+      mix(static_cast<std::uint64_t>(from) * 7919 + static_cast<std::uint64_t>(k));
   vertex v;
   v.k = k;
   v.name = std::string(h % 40, static_cast<char>('a' + (from + k) % 26));
@@ -68,20 +69,19 @@ int main(int argc, char** argv) {
   int failures = 0;
   std::int64_t got = 0, bad = 0, replies = 0, reply_bytes = 0, lists = 0, names = 0;
 
-  mr::selector sel{mr::graph({{0, 1}}, {0}),
-                   mr::mailbox<mr::serialized<vertex>>([&](const vertex& v, mr::pe from,
-                                                           auto& self) {
-                     ++got;
-                     const vertex want = make_vertex(from.rank(), v.k);
-                     if (v.name != want.name || v.neighbours != want.neighbours ||
-                         v.labels != want.labels)
-                       ++bad;
-                     self.template send<1>(from, v.name);
-                   }),
-                   mr::mailbox<mr::serialized<std::string>>([&](const std::string& s) {
-                     ++replies;
-                     reply_bytes += static_cast<std::int64_t>(s.size());
-                   })};
+  mr::selector sel{
+      mr::graph({{0, 1}}, {0}),
+      mr::mailbox<mr::serialized<vertex>>([&](const vertex& v, mr::pe from, auto& self) {
+        ++got;
+        const vertex want = make_vertex(from.rank(), v.k);
+        if (v.name != want.name || v.neighbours != want.neighbours || v.labels != want.labels)
+          ++bad;
+        self.template send<1>(from, v.name);
+      }),
+      mr::mailbox<mr::serialized<std::string>>([&](const std::string& s) {
+        ++replies;
+        reply_bytes += static_cast<std::int64_t>(s.size());
+      })};
   mr::actor<mr::serialized<std::vector<std::string>>> lists_actor(
       [&](const std::vector<std::string>& l, mr::pe from) {
         ++lists;
@@ -99,7 +99,8 @@ int main(int argc, char** argv) {
     sel.send<0>(to, v);
     if (k % 8 == 0) {
       std::vector<std::string> l(static_cast<std::size_t>(k % 13));
-      for (std::size_t i = 0; i < l.size(); ++i) l[i] = std::to_string(g_me * 1000 + static_cast<int>(i));
+      for (std::size_t i = 0; i < l.size(); ++i)
+        l[i] = std::to_string(g_me * 1000 + static_cast<int>(i));
       sent_names += static_cast<std::int64_t>(l.size());
       lists_actor.send(to, l);
     }

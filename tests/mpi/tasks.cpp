@@ -95,9 +95,8 @@ int exactly_once_lambdas(std::int64_t n) {
             l.send(mr::pe(static_cast<int>(k % P)), [=] { sums[k % m] += k + 1; });
           } else {
             const int src = g_me;
-            l.send(mr::pe(static_cast<int>(k % P)), [=](mr::pe from) {
-              sums[k % m] += from.rank() == src ? k + 1 : 1000000000;
-            });
+            l.send(mr::pe(static_cast<int>(k % P)),
+                   [=](mr::pe from) { sums[k % m] += from.rank() == src ? k + 1 : 1000000000; });
           }
         },
         std::int64_t{7});
@@ -156,16 +155,19 @@ int forasync_and_chunks(std::int64_t n) {
   int failures = 0;
   std::atomic<std::int64_t> sum{0}, covered{0};
   mr::finish([&] {
-    mr::forasync(std::int64_t{0}, n, [&sum](std::int64_t i) { sum.fetch_add(i + 1); },
-                 std::int64_t{5});
+    mr::forasync(
+        std::int64_t{0}, n, [&sum](std::int64_t i) { sum.fetch_add(i + 1); }, std::int64_t{5});
   });
   EXPECT(sum.load() == n * (n + 1) / 2, "forasync: sum %lld, not %lld",
          static_cast<long long>(sum.load()), static_cast<long long>(n * (n + 1) / 2));
   std::vector<std::atomic<int>> seen(static_cast<std::size_t>(n));
-  mr::parallel_for_chunks(std::int64_t{0}, n, [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t i = lo; i < hi; ++i) seen[static_cast<std::size_t>(i)].fetch_add(1);
-    covered.fetch_add(hi - lo);
-  }, std::int64_t{3});
+  mr::parallel_for_chunks(
+      std::int64_t{0}, n,
+      [&](std::int64_t lo, std::int64_t hi) {
+        for (std::int64_t i = lo; i < hi; ++i) seen[static_cast<std::size_t>(i)].fetch_add(1);
+        covered.fetch_add(hi - lo);
+      },
+      std::int64_t{3});
   std::int64_t wrong = 0;
   for (auto& c : seen) wrong += c.load() != 1;
   EXPECT(wrong == 0 && covered.load() == n, "parallel_for_chunks: %lld indices not run once",
@@ -343,7 +345,7 @@ int concurrent_handlers(std::int64_t n) {
 int sends_to_own_pe(std::int64_t n) {
   int failures = 0;
   struct msg {
-    std::int32_t from;  // the sender's rank (in the team)
+    std::int32_t from;   // the sender's rank (in the team)
     std::int32_t world;  // and in the job
     std::int64_t k;
   };
@@ -366,8 +368,9 @@ int sends_to_own_pe(std::int64_t n) {
     auto run = [&](auto& a) {
       // Most to this PE (the path under test), the rest spread over the others.
       mr::parallel_for(std::int64_t{0}, n, [&](std::int64_t k) {
-        const int dest = k % 4 != 0 ? me : static_cast<int>(mix(static_cast<std::uint64_t>(k)) %
-                                                              static_cast<std::uint64_t>(size));
+        const int dest = k % 4 != 0 ? me
+                                    : static_cast<int>(mix(static_cast<std::uint64_t>(k)) %
+                                                       static_cast<std::uint64_t>(size));
         a.send(mr::pe(dest), msg{me, g_me, k});
       });
       a.done();
@@ -383,8 +386,9 @@ int sends_to_own_pe(std::int64_t n) {
     std::int64_t wrong = 0;
     for (int r = 0; r < size; ++r)
       for (std::int64_t k = 0; k < n; ++k) {
-        const int dest = k % 4 != 0 ? r : static_cast<int>(mix(static_cast<std::uint64_t>(k)) %
-                                                           static_cast<std::uint64_t>(size));
+        const int dest = k % 4 != 0 ? r
+                                    : static_cast<int>(mix(static_cast<std::uint64_t>(k)) %
+                                                       static_cast<std::uint64_t>(size));
         if (got[static_cast<std::size_t>(r * n + k)] != (dest == me ? 1 : 0)) ++wrong;
       }
     EXPECT(bad == 0, "%s: %lld messages with a wrong from, sender() or id",

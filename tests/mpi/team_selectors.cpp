@@ -30,17 +30,15 @@ struct note {
 int all_to_all_phase(const mr::team& t, int per, const char* name) {
   int failures = 0;
   std::int64_t got = 0, answers = 0, wrong_from = 0, wrong_answer = 0;
-  mr::selector sel{
-      t,
-      mr::mailbox<note>([&](note n, mr::pe from, auto& self) {
-        if (t.world_pe(from.rank()).rank() != n.sender) ++wrong_from;
-        got += n.value;
-        self.template send<1>(from, std::int64_t{t.rank()});
-      }),
-      mr::mailbox<std::int64_t>([&](std::int64_t r, mr::pe from) {
-        if (r != from.rank()) ++wrong_answer;
-        ++answers;
-      })};
+  mr::selector sel{t, mr::mailbox<note>([&](note n, mr::pe from, auto& self) {
+                     if (t.world_pe(from.rank()).rank() != n.sender) ++wrong_from;
+                     got += n.value;
+                     self.template send<1>(from, std::int64_t{t.rank()});
+                   }),
+                   mr::mailbox<std::int64_t>([&](std::int64_t r, mr::pe from) {
+                     if (r != from.rank()) ++wrong_answer;
+                     ++answers;
+                   })};
   for (int k = 0; k < per; ++k)
     for (int r = 0; r < t.size(); ++r) sel.send<0>(mr::pe(r), note{g_me, value_of(g_me)});
   sel.done<0>();
@@ -91,7 +89,8 @@ int rows_and_columns_at_once() {
   const auto want = [](const mr::team& t) {
     std::int64_t s = 0;
     const int n = t.size(), r = t.rank();
-    for (int m = 0; m < n; ++m) s += (200 / n + (r < 200 % n ? 1 : 0)) * value_of(t.world_pe(m).rank());
+    for (int m = 0; m < n; ++m)
+      s += (200 / n + (r < 200 % n ? 1 : 0)) * value_of(t.world_pe(m).rank());
     return s;
   };
   EXPECT(row_sum == want(grid.row), "row sum %lld, want %lld", static_cast<long long>(row_sum),
@@ -187,9 +186,8 @@ int references() {
   mr::selector job{mr::lambdas{}, mr::lambdas{}};
   const auto job_ref = job.ref();
   const int next = (int{g_me} + 1) % g_pes;
-  job.send<0>(mr::this_pe(), [=] {
-    job_ref->template send<1>(mr::pe(next), [=] { got[1] += 1; });
-  });
+  job.send<0>(mr::this_pe(),
+              [=] { job_ref->template send<1>(mr::pe(next), [=] { got[1] += 1; }); });
   job.done<0>();
   job.wait();
   EXPECT(got[0] == grid.row.size(), "row: %lld forwarded, want %d", static_cast<long long>(got[0]),
@@ -245,8 +243,8 @@ int main(int argc, char** argv) {
     failures += rows_and_columns_at_once();
     failures += cycle_in_team(mr::split_grid(g_pes >= 2 ? 2 : 1).row);
     failures += cycles_at_once();
-  failures += references();
-  failures += team_beside_world();
+    failures += references();
+    failures += team_beside_world();
     failures += teams_again_and_again();
     return mailroom_test::verdict(failures);
   });

@@ -57,16 +57,15 @@ int main(int argc, char** argv) {
     {  // A self-loop: terminates by waves.
       mr::selector chain{mr::graph{{0, 0}},
                          mr::mailbox<std::int64_t>([&](std::int64_t left, mr::pe, auto& self) {
-                           if (left > 0)
-                             self.send(mr::to<0>, mr::pe((g_me + 1) % g_pes), left - 1);
+                           if (left > 0) self.send(mr::to<0>, mr::pe((g_me + 1) % g_pes), left - 1);
                          })};
       if (me == 0) chain.send<0>(mr::pe(0), std::int64_t{1000});
       chain.done<0>();
       chain.wait();
     }
     const std::int64_t total = mr::all_reduce(hits);
-    EXPECT(total == n * pes, "%lld messages handled, expected %lld",
-           static_cast<long long>(total), static_cast<long long>(n * pes));
+    EXPECT(total == n * pes, "%lld messages handled, expected %lld", static_cast<long long>(total),
+           static_cast<long long>(n * pes));
     auto later = mr::all_reduce_async(std::int64_t{1});
     EXPECT(later.get() == pes, "all_reduce_async gave %lld", static_cast<long long>(later.get()));
     sent_to.assign(mine.size(), 0);  // messages to each PE, over all senders
@@ -93,8 +92,8 @@ int main(int argc, char** argv) {
     }
     EXPECT(e.at("ts").get<double>() >= 0, "event %s on PE %d before the start", name.c_str(), pid);
     if (ph == "X")
-      EXPECT(e.at("dur").get<double>() >= 0, "span %s on PE %d ends before it starts",
-             name.c_str(), pid);
+      EXPECT(e.at("dur").get<double>() >= 0, "span %s on PE %d ends before it starts", name.c_str(),
+             pid);
     const auto& args = e.at("args");
     if (name.find("'hits'") != std::string::npos) {
       EXPECT(ph == "X", "a handler batch is not a span");

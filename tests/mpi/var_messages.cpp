@@ -16,9 +16,9 @@
 
 #include "mpi_check.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <span>
@@ -62,8 +62,8 @@ int main(int argc, char** argv) {
                              if (w[i] != word(from.rank(), k, i)) ++bad;
                          }
                          const std::uint64_t back[2] = {w.size(), w.size()};
-                         self.template send<1>(from, std::span<const std::uint64_t>(
-                                                         back, w.size() % 2 == 0 ? 1 : 2));
+                         self.template send<1>(
+                             from, std::span<const std::uint64_t>(back, w.size() % 2 == 0 ? 1 : 2));
                        }),
                    mr::mailbox<mr::span_of<std::uint64_t>>([&](std::span<const std::uint64_t> w) {
                      ++replies;
@@ -84,10 +84,10 @@ int main(int argc, char** argv) {
     thread_local std::string text;
     const std::uint64_t h = mix(static_cast<std::uint64_t>(g_me) * 1000003 + k);
     const mr::pe to(static_cast<int>(h % static_cast<std::uint64_t>(g_pes)));
-    std::size_t len = (h >> 20) % 17;  // 0 to 16 words
+    std::size_t len = (h >> 20) % 17;                    // 0 to 16 words
     if (k % 64 == 63) len = room_words - (h >> 40) % 3;  // up to a full buffer
     if (k % 256 == 255) len = room_words * (2 + (h >> 44) % 4) + (h >> 48) % 7;  // in pieces
-    if (k == n / 2) len = std::size_t{1} << 17;  // 1 MiB
+    if (k == n / 2) len = std::size_t{1} << 17;                                  // 1 MiB
     buf.resize(std::max(len, std::size_t{1}));
     buf[0] = static_cast<std::uint64_t>(k);
     for (std::size_t i = 1; i < len; ++i) buf[i] = word(g_me, k, i);
@@ -115,7 +115,8 @@ int main(int argc, char** argv) {
          "%lld messages of %lld words in all, expected %lld of %lld",
          static_cast<long long>(totals[0]), static_cast<long long>(totals[1]),
          static_cast<long long>(messages), static_cast<long long>(want[0]));
-  EXPECT(totals[2] == 0, "%lld words or bytes changed on the way", static_cast<long long>(totals[2]));
+  EXPECT(totals[2] == 0, "%lld words or bytes changed on the way",
+         static_cast<long long>(totals[2]));
   EXPECT(totals[3] == messages && totals[4] == want[0],
          "%lld replies counting %lld words, expected %lld and %lld",
          static_cast<long long>(totals[3]), static_cast<long long>(totals[4]),

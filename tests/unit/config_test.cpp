@@ -172,7 +172,7 @@ TEST_F(ConfigEnvironment, DefaultsAreValidSettings) {
   const std::string defaults = config().describe();
   for (const variable& v : table) {
     set(v.env, std::string(v.kind) == "routing" ? mailroom::routing_name(v.def)
-                                                 : std::to_string(v.def).c_str());
+                                                : std::to_string(v.def).c_str());
     EXPECT_EQ(config::from_environment().describe(), defaults) << v.env;
     ASSERT_EQ(unsetenv(v.env), 0);
   }
@@ -196,7 +196,8 @@ TEST_F(ConfigEnvironment, RoutingTakesItsNames) {
     set("MAILROOM_ROUTING", name);
     EXPECT_STREQ(mailroom::routing_name(config::from_environment().routing), name);
   }
-  EXPECT_EQ(config::from_environment().routing, static_cast<std::uint64_t>(mailroom::routing::node));
+  EXPECT_EQ(config::from_environment().routing,
+            static_cast<std::uint64_t>(mailroom::routing::node));
   EXPECT_NE(config::from_environment().describe().find("node"), std::string::npos);
 }
 

@@ -4,7 +4,6 @@
 // says so when it is used before the runtime exists.
 #include <mailroom/mailroom.hpp>
 
-
 #include <gtest/gtest.h>
 
 namespace {

@@ -150,7 +150,6 @@ TEST(MatrixMarket, IndexTooLargeForSixtyFourBits) {
   EXPECT_EQ(err.message, "the column index '99999999999999999999' is out of range 1..2");
 }
 
-
 // A caller reading untrusted files lowers the limits; huge limits never overflow the arithmetic.
 TEST(MatrixMarket, CallerLimitsBoundTheSizes) {
   const std::string text = "%%MatrixMarket matrix coordinate pattern symmetric\n100 100 3\n";
@@ -163,13 +162,15 @@ TEST(MatrixMarket, CallerLimitsBoundTheSizes) {
 
   const mm::limits huge{std::numeric_limits<std::int64_t>::max(),
                         std::numeric_limits<std::int64_t>::max()};
-  EXPECT_FALSE(mm::parse("%%MatrixMarket matrix coordinate pattern symmetric\n"
-                         "4611686018427387903 4611686018427387903 4611686018427387903\n",
-                         err, huge));
+  EXPECT_FALSE(
+      mm::parse("%%MatrixMarket matrix coordinate pattern symmetric\n"
+                "4611686018427387903 4611686018427387903 4611686018427387903\n",
+                err, huge));
   EXPECT_EQ(err.line, 3);  // the sizes are accepted; the entries are missing
-  EXPECT_FALSE(mm::parse("%%MatrixMarket matrix coordinate pattern general\n"
-                         "4611686018427387904 1 0\n",
-                         err, huge));
+  EXPECT_FALSE(
+      mm::parse("%%MatrixMarket matrix coordinate pattern general\n"
+                "4611686018427387904 1 0\n",
+                err, huge));
   EXPECT_EQ(err.message,
             "the number of rows 4611686018427387904 is too large (at most 4611686018427387903)");
 }

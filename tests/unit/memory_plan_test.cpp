@@ -20,8 +20,8 @@ TEST(MemoryPlan, NodeBuffersShrinkAsNodesGrowDownToFourKiB) {
   EXPECT_EQ(node_buffer_bytes(0, 8, 32 * k_kib), 16 * k_kib);
   EXPECT_EQ(node_buffer_bytes(0, 32, 32 * k_kib), 4 * k_kib);
   EXPECT_EQ(node_buffer_bytes(0, 128, 32 * k_kib), 4 * k_kib);
-  EXPECT_EQ(node_buffer_bytes(0, 24, 32 * k_kib), 4 * k_kib);    // 128 KiB / 24, rounded down
-  EXPECT_EQ(node_buffer_bytes(0, 2, 256), 256u);                  // small buffers stay small
+  EXPECT_EQ(node_buffer_bytes(0, 24, 32 * k_kib), 4 * k_kib);  // 128 KiB / 24, rounded down
+  EXPECT_EQ(node_buffer_bytes(0, 2, 256), 256u);               // small buffers stay small
   // Set by hand: a multiple of 64, at least 256, at most the buffer size.
   EXPECT_EQ(node_buffer_bytes(1000, 32, 32 * k_kib), 1024u);
   EXPECT_EQ(node_buffer_bytes(10, 32, 32 * k_kib), 256u);
@@ -89,7 +89,7 @@ TEST(MemoryPlan, NodeRoutingTakesOnlyTheNetworkLinksFromTheBudget) {
   }
   const routes r = routes::node(5, node_of, local_of);
   const mailbox_shape s = shape_of(r, [](int p) { return p / 4 == 1; });
-  EXPECT_EQ(s.self_lanes, 2u);  // final and delivery to itself
+  EXPECT_EQ(s.self_lanes, 2u);      // final and delivery to itself
   EXPECT_EQ(s.node_lanes, 3u * 3);  // final, transit and delivery to the 3 others
   EXPECT_EQ(s.far_lanes, static_cast<std::size_t>(r.network_peers() > 0 ? 1 : 0));
   EXPECT_EQ(s.far_lanes + s.self_lanes + s.node_lanes, static_cast<std::size_t>(r.lanes()));
@@ -110,7 +110,7 @@ TEST(MemoryPlan, TheLinkPoolTakesAtMostHalfOfWhatIsLeft) {
   EXPECT_EQ(one, 5 * 32 * k_kib);
   EXPECT_EQ(link_credits_that_fit(s, 32 * k_kib, 100 * one, 4), 4u);
   EXPECT_EQ(link_credits_that_fit(s, 32 * k_kib, 6 * one, 4), 3u);
-  EXPECT_EQ(link_credits_that_fit(s, 32 * k_kib, one, 4), 0u);  // own credits only
+  EXPECT_EQ(link_credits_that_fit(s, 32 * k_kib, one, 4), 0u);              // own credits only
   EXPECT_EQ(link_credits_that_fit(mailbox_shape{}, 32 * k_kib, 0, 4), 4u);  // no link: free
   // auto's test: the pool once and four mailboxes.
   const std::size_t mailbox = mailbox_reservation(s, 32 * k_kib, 4, true);

@@ -12,10 +12,10 @@
 
 namespace {
 
+using mailroom::detail::forwarded_class;
 using mailroom::detail::k_delivery;
 using mailroom::detail::k_final;
 using mailroom::detail::k_link_classes;
-using mailroom::detail::forwarded_class;
 using mailroom::detail::k_network;
 using mailroom::detail::k_network2;
 using mailroom::detail::k_transit;
@@ -54,13 +54,12 @@ std::vector<int> path(const std::vector<routes>& r, int src, int dest) {
   const std::uint32_t h = r[src].hop(dest);
   int lane = routes::lane_of_hop(h);
   // A prefixed hop also names the destination's index on its node (its position there).
-  if ((h & routes::k_prefixed) != 0 &&
-      r[dest].node_members[routes::local_of_hop(h)] != dest)
+  if ((h & routes::k_prefixed) != 0 && r[dest].node_members[routes::local_of_hop(h)] != dest)
     return {};
   int at = r[src].peer[lane];
   std::uint32_t cls = r[src].cls[lane];
   if (((h & routes::k_prefixed) != 0) != forwarded_class(cls)) return {};
-  const auto stage = [](std::uint32_t c) {  // the order of the classes along a path
+  const auto stage = [](std::uint32_t c) {       // the order of the classes along a path
     constexpr int order[] = {0, 1, 2, 5, 3, 4};  // final, transit, network, delivery, t2, n2
     return order[c];
   };
@@ -134,8 +133,8 @@ TEST(Routes, DirectIsALanePerPe) {
     EXPECT_EQ(r.cls[p], k_final);
   }
   EXPECT_EQ(r.in_peers[k_final].size(), 8u);
-  expect_lane_lookup(std::vector<routes>{routes::direct(0, 3), routes::direct(1, 3),
-                                         routes::direct(2, 3)});
+  expect_lane_lookup(
+      std::vector<routes>{routes::direct(0, 3), routes::direct(1, 3), routes::direct(2, 3)});
 }
 
 TEST(Routes, EveryItemReachesItsDestinationInAtMostThreeHops) {
@@ -145,8 +144,8 @@ TEST(Routes, EveryItemReachesItsDestinationInAtMostThreeHops) {
     for (int s = 0; s < pes; ++s)
       for (int d = 0; d < pes; ++d) {
         const auto p = path(r, s, d);
-        ASSERT_FALSE(p.empty()) << pes << " PEs, " << per_node << " per node: " << s << " -> "
-                                << d << " goes astray";
+        ASSERT_FALSE(p.empty()) << pes << " PEs, " << per_node << " per node: " << s << " -> " << d
+                                << " goes astray";
         EXPECT_LE(p.size(), 4u);
         // Within a node: straight there.
         if (s / per_node == d / per_node) {
@@ -234,12 +233,28 @@ TEST(NodeLayout, KeepsNoTableWhereAFormulaPlacesThePes) {
 
 TEST(NodeLayout, DivisionByAConstantIsExact) {
   const std::uint32_t top = (1u << 31) - 1;
-  for (const std::uint32_t d : {1u, 2u, 3u, 5u, 7u, 31u, 32u, 33u, 100u, 127u, 128u, 1000u,
-                                1023u, 1024u, 65535u, 65537u, (1u << 20) + 1, (1u << 30) - 1,
-                                1u << 30, top}) {
+  for (const std::uint32_t d : {1u,
+                                2u,
+                                3u,
+                                5u,
+                                7u,
+                                31u,
+                                32u,
+                                33u,
+                                100u,
+                                127u,
+                                128u,
+                                1000u,
+                                1023u,
+                                1024u,
+                                65535u,
+                                65537u,
+                                (1u << 20) + 1,
+                                (1u << 30) - 1,
+                                1u << 30,
+                                top}) {
     const node_layout::divider div(d);
-    std::vector<std::uint32_t> n{0, 1, d - 1, d, d + 1, top, top - 1, top / d * d,
-                                 top / d * d - 1};
+    std::vector<std::uint32_t> n{0, 1, d - 1, d, d + 1, top, top - 1, top / d * d, top / d * d - 1};
     std::uint64_t x = 0x9e3779b97f4a7c15ull;  // a fixed sequence of values across the range
     for (int k = 0; k < 2000; ++k) {
       x ^= x << 13;
@@ -273,9 +288,8 @@ TEST(Routes, PaperScaleHasFewNetworkPeers) {
 }
 
 TEST(Routes, MeshGridIsAboutSquare) {
-  for (const auto& [nodes, columns] :
-       std::vector<std::pair<int, int>>{{1, 1}, {2, 2}, {3, 2}, {4, 2}, {5, 3}, {9, 3}, {10, 4},
-                                        {64, 8}, {65, 9}, {4096, 64}}) {
+  for (const auto& [nodes, columns] : std::vector<std::pair<int, int>>{
+           {1, 1}, {2, 2}, {3, 2}, {4, 2}, {5, 3}, {9, 3}, {10, 4}, {64, 8}, {65, 9}, {4096, 64}}) {
     const mesh_grid g(nodes);
     EXPECT_EQ(g.columns, columns) << nodes << " nodes";
     // Every first hop leads to a node of the column asked for.
@@ -288,16 +302,24 @@ TEST(Routes, MeshGridIsAboutSquare) {
 }
 
 TEST(Routes, MeshReachesEveryDestinationThroughItsStages) {
-  for (const auto& [pes, per_node] : std::vector<std::pair<int, int>>{
-           {1, 1}, {4, 1}, {7, 1}, {9, 1}, {10, 1}, {8, 2}, {11, 3}, {16, 4}, {40, 3}, {66, 4},
-           {100, 1}}) {
+  for (const auto& [pes, per_node] : std::vector<std::pair<int, int>>{{1, 1},
+                                                                      {4, 1},
+                                                                      {7, 1},
+                                                                      {9, 1},
+                                                                      {10, 1},
+                                                                      {8, 2},
+                                                                      {11, 3},
+                                                                      {16, 4},
+                                                                      {40, 3},
+                                                                      {66, 4},
+                                                                      {100, 1}}) {
     const auto r = all_routes(blocks(pes, per_node), true);
     const mesh_grid g((pes + per_node - 1) / per_node);
     for (int s = 0; s < pes; ++s)
       for (int d = 0; d < pes; ++d) {
         const auto p = path(r, s, d);
-        ASSERT_FALSE(p.empty()) << pes << " PEs, " << per_node << " per node: " << s << " -> "
-                                << d << " goes astray";
+        ASSERT_FALSE(p.empty()) << pes << " PEs, " << per_node << " per node: " << s << " -> " << d
+                                << " goes astray";
         // At most: transit, network, transit2, network2, delivery.
         EXPECT_LE(p.size(), 6u);
         const int a = s / per_node, b = d / per_node;
@@ -325,8 +347,7 @@ TEST(Routes, MeshReachesEveryDestinationThroughItsStages) {
 TEST(Routes, MeshSpreadsANodesLinksOverItsPes) {
   // Where a node has at least as many links as PEs, each PE owns one and receives one: 4 nodes
   // of 2 (a 2 x 2 grid, 2 links per node), 9 of 4 (3 x 3, 4 links), 64 of 8 (8 x 8, 14 links).
-  for (const auto& [pes, per_node] :
-       std::vector<std::pair<int, int>>{{8, 2}, {36, 4}, {512, 8}}) {
+  for (const auto& [pes, per_node] : std::vector<std::pair<int, int>>{{8, 2}, {36, 4}, {512, 8}}) {
     const auto r = all_routes(blocks(pes, per_node), true);
     for (const routes& x : r) {
       int out = 0;

@@ -59,17 +59,15 @@ class callback {
     void (*destroy)(void*) noexcept;
   };
   template <class D>
-  static constexpr bool fits = sizeof(D) <= k_inline &&
-                               alignof(D) <= alignof(std::max_align_t) &&
+  static constexpr bool fits = sizeof(D) <= k_inline && alignof(D) <= alignof(std::max_align_t) &&
                                std::is_nothrow_move_constructible_v<D>;
   template <class D>
-  static constexpr ops_table inline_ops{
-      [](void* p) { (*static_cast<D*>(p))(); },
-      [](void* from, void* to) noexcept {
-        ::new (to) D(std::move(*static_cast<D*>(from)));
-        static_cast<D*>(from)->~D();
-      },
-      [](void* p) noexcept { static_cast<D*>(p)->~D(); }};
+  static constexpr ops_table inline_ops{[](void* p) { (*static_cast<D*>(p))(); },
+                                        [](void* from, void* to) noexcept {
+                                          ::new (to) D(std::move(*static_cast<D*>(from)));
+                                          static_cast<D*>(from)->~D();
+                                        },
+                                        [](void* p) noexcept { static_cast<D*>(p)->~D(); }};
   template <class D>
   static constexpr ops_table heap_ops{
       [](void* p) { (**static_cast<D**>(p))(); },

@@ -145,8 +145,8 @@ class conveyor_core {
                                                     const void* words) noexcept {
     // With node routing every destination maps to one lane that always looks full (the mask
     // is 0), whose slow path routes the record; direct routing pays an `and` for it.
-    return push_delta_at<W>(by_dest_lane_[static_cast<std::size_t>(dest) & dest_mask_], dest,
-                            tag, words);
+    return push_delta_at<W>(by_dest_lane_[static_cast<std::size_t>(dest) & dest_mask_], dest, tag,
+                            words);
   }
   /// push_delta into lane `ln` (index `index`; for always_full_lane_, `index` is the
   /// destination PE).
@@ -163,9 +163,8 @@ class conveyor_core {
     if (MAILROOM_UNLIKELY(static_cast<std::uint32_t>(state) > delta_limit_[W])) {
       if (&ln == &always_full_lane_) {
         if constexpr (W <= k_unrolled_delta_words)
-          return with_words<W>(words, [&](auto... w) {
-            return push_delta_routed_words<W>(index, tag, w...);
-          });
+          return with_words<W>(
+              words, [&](auto... w) { return push_delta_routed_words<W>(index, tag, w...); });
         else
           return push_delta_routed<W>(index, tag, words_of<W>(words));
       }
@@ -179,15 +178,15 @@ class conveyor_core {
       // tag, out of range (a new run) if not (the set rarely changes: a well predicted jump).
       static_assert(k_unrolled_delta_words <= 5, "one case below per set of 5 words");
       switch (ln.open - key_of(tag)) {
-#define MAILROOM_VARY_CASE(v)                            \
-  case v:                                                \
-    if constexpr ((v) < (1u << W))                       \
-      put = put_record<W, (v)>(ln, state, words);        \
+#define MAILROOM_VARY_CASE(v)                                                  \
+  case v:                                                                      \
+    if constexpr ((v) < (1u << W)) put = put_record<W, (v)>(ln, state, words); \
     break;
-#define MAILROOM_VARY_CASES(b)                                                     \
-  MAILROOM_VARY_CASE(b + 0u) MAILROOM_VARY_CASE(b + 1u) MAILROOM_VARY_CASE(b + 2u) \
-  MAILROOM_VARY_CASE(b + 3u) MAILROOM_VARY_CASE(b + 4u) MAILROOM_VARY_CASE(b + 5u) \
-  MAILROOM_VARY_CASE(b + 6u) MAILROOM_VARY_CASE(b + 7u)
+#define MAILROOM_VARY_CASES(b)                                                         \
+  MAILROOM_VARY_CASE(b + 0u)                                                           \
+  MAILROOM_VARY_CASE(b + 1u) MAILROOM_VARY_CASE(b + 2u) MAILROOM_VARY_CASE(b + 3u)     \
+      MAILROOM_VARY_CASE(b + 4u) MAILROOM_VARY_CASE(b + 5u) MAILROOM_VARY_CASE(b + 6u) \
+          MAILROOM_VARY_CASE(b + 7u)
         MAILROOM_VARY_CASES(0u)
         MAILROOM_VARY_CASES(8u)
         MAILROOM_VARY_CASES(16u)
@@ -217,8 +216,7 @@ class conveyor_core {
   static decltype(auto) with_words(const void* words, F&& fn) noexcept {
     return [&]<std::size_t... K>(std::index_sequence<K...>) -> decltype(auto) {
       return fn(word_at(words, K)...);
-    }
-    (std::make_index_sequence<W>{});
+    }(std::make_index_sequence<W>{});
   }
   /// A larger record's words by value (these records live in memory anyway).
   template <std::size_t W>
@@ -281,9 +279,7 @@ class conveyor_core {
   /// buffer shipped (never per message): items, payload bytes and buffers.
   [[nodiscard]] const std::vector<std::int64_t>& items_to() const noexcept { return sent_to_; }
   [[nodiscard]] const std::vector<std::int64_t>& bytes_to() const noexcept { return bytes_to_; }
-  [[nodiscard]] const std::vector<std::int64_t>& buffers_to() const noexcept {
-    return buffers_to_;
-  }
+  [[nodiscard]] const std::vector<std::int64_t>& buffers_to() const noexcept { return buffers_to_; }
   /// Room for items in the buffers shipped, full or not (lanes to PEs of the node in shared slots
   /// have less): the denominator of their mean fill.
   [[nodiscard]] std::int64_t room_sent() const noexcept { return room_sent_; }
@@ -349,9 +345,7 @@ class conveyor_core {
     /// The bytes used (low half) and the items (high half) in one word, so that a push counts
     /// both with one addition.
     std::uint64_t state = 0;
-    [[nodiscard]] std::uint32_t used() const noexcept {
-      return static_cast<std::uint32_t>(state);
-    }
+    [[nodiscard]] std::uint32_t used() const noexcept { return static_cast<std::uint32_t>(state); }
     [[nodiscard]] std::uint32_t items() const noexcept {
       return static_cast<std::uint32_t>(state >> 32);
     }
@@ -367,10 +361,10 @@ class conveyor_core {
   struct alignas(64) run_state {
     std::uint64_t base[k_delta_words] = {};  ///< the open run's first record (larger records)
     std::uintptr_t last = 0;                 ///< the address of the last run's tag
-    std::uint32_t count_at = 0;       ///< offset of the open run's count in the buffer; 0: no run
-    std::uint32_t items_before = 0;   ///< the buffer's items when the run opened
-    std::uint32_t vary = 0;           ///< words each record of the run carries
-    std::uint32_t varying = 0;        ///< how many (the bits set in `vary`)
+    std::uint32_t count_at = 0;      ///< offset of the open run's count in the buffer; 0: no run
+    std::uint32_t items_before = 0;  ///< the buffer's items when the run opened
+    std::uint32_t vary = 0;          ///< words each record of the run carries
+    std::uint32_t varying = 0;       ///< how many (the bits set in `vary`)
     std::uint8_t pos[k_delta_words] = {};  ///< positions: the varying words, then the constant
   };
   // A destination of a delta-record conveyor, as a send of a record of up to
@@ -445,8 +439,7 @@ class conveyor_core {
   static bool put_record(lane& ln, std::uint64_t state, const void* words) noexcept {
     const bool same = [&]<std::size_t... K>(std::index_sequence<K...>) {
       return ((((V >> K) & 1u) != 0 || word_at(words, K) == ln.base[K]) && ...);
-    }
-    (std::make_index_sequence<W>{});
+    }(std::make_index_sequence<W>{});
     if (MAILROOM_UNLIKELY(!same)) return false;
     constexpr std::uint32_t bytes = 8 * std::popcount(V);
     fill& f = ln.f;
@@ -454,8 +447,7 @@ class conveyor_core {
     f.state = state + fill::packed(bytes, 1);
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ((((V >> K) & 1u) != 0 ? (put_word(out, word_at(words, K)), out += 8) : out), ...);
-    }
-    (std::make_index_sequence<W>{});
+    }(std::make_index_sequence<W>{});
     return true;
   }
   // The same for larger records, whose sets of varying words are too many for a path each:
@@ -466,8 +458,7 @@ class conveyor_core {
     const run_state& rs = ln.rs;
     const bool same = [&]<std::size_t... J>(std::index_sequence<J...>) {
       return ((word_at(words, rs.pos[NV + J]) == rs.base[rs.pos[NV + J]]) && ...);
-    }
-    (std::make_index_sequence<W - NV>{});
+    }(std::make_index_sequence<W - NV>{});
     if (MAILROOM_UNLIKELY(!same)) return false;
     // Every word is loaded before the first store: a store through std::byte* may alias
     // anything, so the compiler would otherwise reload the positions after each one.
@@ -475,8 +466,7 @@ class conveyor_core {
       std::uint64_t v[NV];
       [&]<std::size_t... J>(std::index_sequence<J...>) {
         ((v[J] = word_at(words, rs.pos[J])), ...);
-      }
-      (std::make_index_sequence<NV>{});
+      }(std::make_index_sequence<NV>{});
       fill& f = ln.f;
       std::byte* out = f.buf + f.used();
       f.add(sizeof v, 1);
@@ -592,10 +582,9 @@ class conveyor_core {
       return put_n<N, 2>(lane_no, both, c.b, false);
     }
     // Through a PE of this node: the destination; over a link this PE owns: the two indices.
-    const std::uint32_t prefix =
-        rt_.cls[static_cast<std::size_t>(lane_no)] == k_transit
-            ? static_cast<std::uint32_t>(dest)
-            : network_prefix(h, static_cast<std::uint32_t>(rt_.my_local));
+    const std::uint32_t prefix = rt_.cls[static_cast<std::size_t>(lane_no)] == k_transit
+                                     ? static_cast<std::uint32_t>(dest)
+                                     : network_prefix(h, static_cast<std::uint32_t>(rt_.my_local));
     return put_n<N, 1>(lane_no, &prefix, c.b, false);
   }
   /// A typed item's prefix on a network lane: the destination's index on its node (from its
@@ -782,15 +771,13 @@ class conveyor_core {
       return push_delta_at<W>(lanes_[static_cast<std::size_t>(li)], li, tag, c.data());
     return put_record(li, tag, static_cast<std::uint32_t>(dest), c.data(), 8 * W, false);
   }
-  [[gnu::noinline]] bool push_whole_routed(int dest, const std::uint32_t& tag,
-                                           const void* payload, std::size_t n,
-                                           std::size_t stride) noexcept;
+  [[gnu::noinline]] bool push_whole_routed(int dest, const std::uint32_t& tag, const void* payload,
+                                           std::size_t n, std::size_t stride) noexcept;
   /// Appends a whole record (`n` bytes of `data`, taking `stride` bytes, n if 0) under tag
   /// value `tag` to routed lane `lane`, after [dest][origin]: origin this PE unless forwarded
   /// (then `origin`).
-  bool put_record(int lane, std::uint32_t tag, std::uint32_t dest, const void* data,
-                  std::size_t n, bool forwarded, std::uint32_t origin = 0,
-                  std::size_t stride = 0) noexcept;
+  bool put_record(int lane, std::uint32_t tag, std::uint32_t dest, const void* data, std::size_t n,
+                  bool forwarded, std::uint32_t origin = 0, std::size_t stride = 0) noexcept;
   bool forward_records(std::size_t q) noexcept;
   /// Ships every partly filled lane of class `cls` and ends its stream on each.
   void end_lanes(std::uint32_t cls);
@@ -805,11 +792,11 @@ class conveyor_core {
   std::uint32_t id_;
   std::uint32_t capacity_;
   int me_;
-  std::vector<fill> fills_;  // per lane (typed conveyors; empty with delta records)
-  fill* by_dest_;            // per destination: fills_ (direct), or &always_full_ (routed)
-  static fill always_full_;  // (never written)
-  lane* by_dest_lane_ = nullptr;          // lanes_ (direct), or &always_full_lane_ (routed)
-  static lane always_full_lane_;          // (never written)
+  std::vector<fill> fills_;       // per lane (typed conveyors; empty with delta records)
+  fill* by_dest_;                 // per destination: fills_ (direct), or &always_full_ (routed)
+  static fill always_full_;       // (never written)
+  lane* by_dest_lane_ = nullptr;  // lanes_ (direct), or &always_full_lane_ (routed)
+  static lane always_full_lane_;  // (never written)
   std::size_t dest_mask_ = ~std::size_t{0};  // 0 with node or mesh routing
   std::size_t (*record_bytes_)(std::uint32_t tag) = nullptr;
   std::vector<lane> lanes_;  // per lane (delta-record conveyors, direct: per PE; else empty)
@@ -822,13 +809,13 @@ class conveyor_core {
     return lanes_.empty() ? fills_[dest] : lanes_[dest].f;
   }
   std::uint32_t signature_;
-  std::vector<std::int64_t> sent_to_;                  // items per lane
-  std::vector<std::int64_t> bytes_to_, buffers_to_;    // payload bytes and buffers per lane
-  std::vector<std::uint32_t> forwarded_in_;            // forwarded items in a lane's open buffer
+  std::vector<std::int64_t> sent_to_;                // items per lane
+  std::vector<std::int64_t> bytes_to_, buffers_to_;  // payload bytes and buffers per lane
+  std::vector<std::uint32_t> forwarded_in_;          // forwarded items in a lane's open buffer
   double credit_wait_s_ = 0;
   std::int64_t room_sent_ = 0;
-  std::vector<std::uint32_t> outstanding_;             // unacknowledged buffers per lane
-  std::deque<std::pair<int, std::byte*>> backlog_;     // full buffers (and lanes) waiting for a credit
+  std::vector<std::uint32_t> outstanding_;          // unacknowledged buffers per lane
+  std::deque<std::pair<int, std::byte*>> backlog_;  // full buffers (and lanes) waiting for a credit
   // Buffers of items to forward, per queue (queue_of), and how far the front one of each has
   // been forwarded.
   struct transit {

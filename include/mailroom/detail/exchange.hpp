@@ -19,7 +19,7 @@
 #include <vector>
 
 namespace mailroom::transport {
-class channel;      // (src/transport/transport.hpp)
+class channel;  // (src/transport/transport.hpp)
 class node_memory;
 }  // namespace mailroom::transport
 
@@ -29,10 +29,10 @@ class conveyor_core;
 
 /// Wire header at the start of every aggregation buffer.
 struct buffer_header {
-  std::uint32_t conveyor;  ///< id of the conveyor (collective creation order)
-  std::uint32_t bytes;     ///< bytes used, header included
-  std::uint32_t items;     ///< items in the buffer
-  std::uint32_t slot;      ///< 0: the sender's own memory; k + 1: its shared slot k (see exchange)
+  std::uint32_t conveyor;   ///< id of the conveyor (collective creation order)
+  std::uint32_t bytes;      ///< bytes used, header included
+  std::uint32_t items;      ///< items in the buffer
+  std::uint32_t slot;       ///< 0: the sender's own memory; k + 1: its shared slot k (see exchange)
   std::uint32_t signature;  ///< the mailbox's signature on the sender (detail/signature.hpp)
   std::uint32_t flags;      ///< k_end_of_stream | link_flags(class) (keeps items 8-byte aligned)
 };
@@ -274,16 +274,16 @@ class exchange final {
   void start_routes(const config& cfg);
   [[nodiscard]] std::uint32_t* back_of(void* r) const noexcept;
   std::unique_ptr<transport::node_memory> node_;
-  std::uint32_t slots_ = 0;       // in this PE's pool; 0: none
-  std::uint32_t ring_size_ = 0;   // entries of a ring (a power of two)
-  std::uint32_t mask_ = 0;        // ring_size_ - 1
-  std::size_t back_offset_ = 0;   // of a ring's back half from its sent half
+  std::uint32_t slots_ = 0;      // in this PE's pool; 0: none
+  std::uint32_t ring_size_ = 0;  // entries of a ring (a power of two)
+  std::uint32_t mask_ = 0;       // ring_size_ - 1
+  std::size_t back_offset_ = 0;  // of a ring's back half from its sent half
   std::uint64_t handed_over_ = 0, sent_through_mpi_ = 0, ends_sent_ = 0;
   std::size_t ring_bytes_ = 0;
   std::size_t node_capacity_ = 0;
   std::uint32_t node_credits_ = 0;
   mailbox_shape shape_;
-  std::uint32_t slot_need_ = 0;      // slots a conveyor takes from the pool (the most of any PE)
+  std::uint32_t slot_need_ = 0;  // slots a conveyor takes from the pool (the most of any PE)
   std::uint32_t slots_reserved_ = 0;
   std::uint32_t slot_extras_taken_ = 0;  // by slot lanes beyond their own slot
   std::uint64_t in_slots_ = 0;
@@ -295,9 +295,9 @@ class exchange final {
   }
   std::uint32_t link_credits_ = 0;
   std::vector<std::uint32_t> shared_free_, owed_;  // per lane: the link pool (see take_shared)
-  bool pool_returned_ = false;  // a pool credit came back (progress retries the backlogs)
-  std::vector<int> node_pes_;      // world ranks of this node's PEs, ascending (their index)
-  bool node_contiguous_ = true;    // node_pes_ is a range of ranks
+  bool pool_returned_ = false;   // a pool credit came back (progress retries the backlogs)
+  std::vector<int> node_pes_;    // world ranks of this node's PEs, ascending (their index)
+  bool node_contiguous_ = true;  // node_pes_ is a range of ranks
   // PE p's index among this node's PEs, or -1 on another node: no table per PE.
   [[nodiscard]] int node_index(int p) const noexcept {
     if (node_contiguous_) {
@@ -307,8 +307,8 @@ class exchange final {
     const auto it = std::lower_bound(node_pes_.begin(), node_pes_.end(), p);
     return it != node_pes_.end() && *it == p ? static_cast<int>(it - node_pes_.begin()) : -1;
   }
-  std::vector<outgoing> out_;      // by index among this node's PEs
-  std::vector<incoming> in_;       // the other PEs of this node
+  std::vector<outgoing> out_;  // by index among this node's PEs
+  std::vector<incoming> in_;   // the other PEs of this node
 
   static exchange* instance_;
   static const bool instance_is_per_pe_;  // (registered with the simulated machine)
@@ -336,7 +336,7 @@ class exchange final {
     const auto it = team_conveyors_.find(id);
     return it == team_conveyors_.end() ? nullptr : it->second;
   }
-  statistics ended_;                       // of the conveyors destroyed so far
+  statistics ended_;  // of the conveyors destroyed so far
   std::unordered_map<std::uint32_t, std::vector<std::pair<int, std::byte*>>> early_;
   std::uint32_t next_id_ = 0;
   std::size_t live_ = 0;

@@ -22,17 +22,15 @@ namespace mailroom::detail {
 /// Runs one run of closures of one type, starting at its run header [id][count], sent by
 /// `from` to a mailbox of the selector `self`; returns where the run ends. One indirect call
 /// per run, not per message.
-using lambda_run_invoker = const std::byte* (*)(const std::byte* run, pe from,
-                                                void* self) noexcept;
+using lambda_run_invoker = const std::byte* (*)(const std::byte* run, pe from, void* self) noexcept;
 
 /// A lambda message is called as closure(from, self), closure(from) or closure(), the first it
 /// takes (from: the sending PE; self: the selector whose mailbox runs it), like a handler.
 template <class L, class Sel>
 inline constexpr bool lambda_takes_self = std::is_invocable_v<const L&, pe, Sel&>;
 template <class L, class Sel>
-inline constexpr bool lambda_callable = lambda_takes_self<L, Sel> ||
-                                        std::is_invocable_v<const L&, pe> ||
-                                        std::is_invocable_v<const L&>;
+inline constexpr bool lambda_callable =
+    lambda_takes_self<L, Sel> || std::is_invocable_v<const L&, pe> || std::is_invocable_v<const L&>;
 /// What a closure type's handler id depends on besides the closure: the selector type when the
 /// closure takes it (its handler casts `self` to that type), nothing (void) otherwise.
 template <class L, class Sel>
@@ -166,10 +164,8 @@ template <class L, class Sel, std::size_t V>
   auto* bytes = reinterpret_cast<unsigned char*>(&closure);
   for (std::uint32_t r = 0; r < count; ++r) {
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      ((((V >> K) & 1u) != 0 ? (std::memcpy(bytes + 8 * K, p, word_bytes<L, K>), p += 8) : p),
-       ...);
-    }
-    (std::make_index_sequence<W>{});
+      ((((V >> K) & 1u) != 0 ? (std::memcpy(bytes + 8 * K, p, word_bytes<L, K>), p += 8) : p), ...);
+    }(std::make_index_sequence<W>{});
     call_closure<Sel>(std::as_const(closure), from, self);
   }
   return p;
@@ -192,29 +188,28 @@ template <class L, class Sel, std::size_t NV>
   for (std::uint32_t r = 0; r < count; ++r) {
     [&]<std::size_t... J>(std::index_sequence<J...>) {
       (std::memcpy(storage + off[J], p + 8 * J, 8), ...);
-    }
-    (std::make_index_sequence<NV>{});
+    }(std::make_index_sequence<NV>{});
     p += 8 * NV;
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      ([&] {
-        std::uint64_t w;
-        std::memcpy(&w, storage + 8 * K, 8);
+      (
+          [&] {
+            std::uint64_t w;
+            std::memcpy(&w, storage + 8 * K, 8);
 #if defined(__GNUC__)
-        asm("" : "+r"(w));
+            asm("" : "+r"(w));
 #endif
-        std::memcpy(bytes + 8 * K, &w, word_bytes<L, K>);
-      }(), ...);
-    }
-    (std::make_index_sequence<W>{});
+            std::memcpy(bytes + 8 * K, &w, word_bytes<L, K>);
+          }(),
+          ...);
+    }(std::make_index_sequence<W>{});
     call_closure<Sel>(std::as_const(closure), from, self);
   }
   return p;
 }
 
 template <class L, class Sel>
-const std::byte* invoke_records_any(unsigned char* storage, const std::byte* p,
-                                    std::uint32_t count, std::uint32_t vary, pe from,
-                                    void* self) noexcept {
+const std::byte* invoke_records_any(unsigned char* storage, const std::byte* p, std::uint32_t count,
+                                    std::uint32_t vary, pe from, void* self) noexcept {
   constexpr std::size_t W = lambda_words<L>;
   std::size_t offsets[W];
   std::size_t n = 0;
@@ -222,14 +217,12 @@ const std::byte* invoke_records_any(unsigned char* storage, const std::byte* p,
     if (((vary >> k) & 1u) != 0) offsets[n++] = 8 * k;
   return [&]<std::size_t... NV>(std::index_sequence<NV...>) {
     const std::byte* end = p;
-    static_cast<void>(((n == NV ? (end = invoke_counted<L, Sel, NV>(storage, p, count, offsets,
-                                                                    from, self),
-                                   true)
-                                : false) ||
-                       ...));
+    static_cast<void>(
+        ((n == NV ? (end = invoke_counted<L, Sel, NV>(storage, p, count, offsets, from, self), true)
+                  : false) ||
+         ...));
     return end;
-  }
-  (std::make_index_sequence<W + 1>{});
+  }(std::make_index_sequence<W + 1>{});
 }
 
 template <class L, class Sel>
@@ -262,8 +255,7 @@ const std::byte* invoke_run(const std::byte* run, pe from, void* self) noexcept 
                         : false) ||
              ...));
         return end;
-      }
-      (std::make_index_sequence<std::size_t{1} << W>{});
+      }(std::make_index_sequence<std::size_t{1} << W>{});
     } else {
       return invoke_records_any<L, Sel>(storage, p, count, vary, from, self);
     }

@@ -50,8 +50,8 @@ template <class OnNode>
 /// Slots per other PE of the node in a PE's shared pool: `wanted` (MAILROOM_SHARED_SLOTS), fewer
 /// if the pool would take more than an eighth of the budget. (The PEs of a node take the least
 /// of theirs: they lay out their parts alike.)
-[[nodiscard]] std::uint64_t pool_per_peer(std::uint64_t wanted, std::size_t budget,
-                                          int node_size, std::size_t node_capacity) noexcept;
+[[nodiscard]] std::uint64_t pool_per_peer(std::uint64_t wanted, std::size_t budget, int node_size,
+                                          std::size_t node_capacity) noexcept;
 /// Slots of a PE's shared pool: `per_peer` per other PE of its node (as for 4 others on smaller
 /// nodes); 0 with one PE on the node.
 [[nodiscard]] std::uint32_t pool_slots(std::uint64_t per_peer, int node_size) noexcept;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// How a reduction of the public collectives (and a one-sided atomic) reaches the transport: the element type and the
-// operation when MPI knows both (then MPI's own reduction runs), and always a combining function
-// (for the simulated machine, and for types and operations MPI does not know). Not API.
+// How a reduction of the public collectives (and a one-sided atomic) reaches the transport: the
+// element type and the operation when MPI knows both (then MPI's own reduction runs), and always a
+// combining function (for the simulated machine, and for types and operations MPI does not know).
+// Not API.
 #pragma once
 
 #include <cstddef>
@@ -23,11 +24,16 @@ constexpr elem_type elem_type_of() {
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
     constexpr bool s = std::is_signed_v<T>;
     switch (sizeof(T)) {
-      case 1: return s ? elem_type::i8 : elem_type::u8;
-      case 2: return s ? elem_type::i16 : elem_type::u16;
-      case 4: return s ? elem_type::i32 : elem_type::u32;
-      case 8: return s ? elem_type::i64 : elem_type::u64;
-      default: break;
+      case 1:
+        return s ? elem_type::i8 : elem_type::u8;
+      case 2:
+        return s ? elem_type::i16 : elem_type::u16;
+      case 4:
+        return s ? elem_type::i32 : elem_type::u32;
+      case 8:
+        return s ? elem_type::i64 : elem_type::u64;
+      default:
+        break;
     }
   }
   return elem_type::bytes;

@@ -3,8 +3,9 @@
 // links whose end of stream a PE waits for. Direct routing gives a lane per PE; node routing
 // gives lanes per PE of the node plus one per network link this PE owns; mesh routing puts the
 // nodes on a 2-D grid and crosses the network twice, along the row and then along the column,
-// so that a node has links to its row and its column only (docs/design.md, routing). Not API: conveyors and the exchange use it; the capacity plan computes it for
-// machines it is not running on.
+// so that a node has links to its row and its column only (docs/design.md, routing). Not API:
+// conveyors and the exchange use it; the capacity plan computes it for machines it is not running
+// on.
 #pragma once
 
 #include "mailroom/config.hpp"
@@ -149,8 +150,8 @@ struct routes {
     const auto local = static_cast<std::uint32_t>(w.local);
     return (h & k_prefixed) != 0 ? h | local << k_lane_bits : local;
   }
-  std::vector<int> peer;           ///< per lane: the PE it leads to
-  std::vector<std::uint8_t> cls;   ///< per lane: its link_class
+  std::vector<int> peer;          ///< per lane: the PE it leads to
+  std::vector<std::uint8_t> cls;  ///< per lane: its link_class
   /// Per class: the PEs whose lane of that class leads here (this PE itself among the final
   /// ones: its own items count like any link's).
   std::array<std::vector<int>, k_link_classes> in_peers;

@@ -121,7 +121,7 @@ struct scheduler {
   static bool staging_in_use;
   /// The PE whose message is being handled (per thread: handlers run on pool workers too).
   static constinit inline thread_local int current_source = -1;
-  static std::vector<selector_core*> live;           ///< by construction order
+  static std::vector<selector_core*> live;  ///< by construction order
   /// Selector id -> the typed selector that owns it, for the live selectors: what a selector_ref
   /// in a lambda message looks up on every send through it (the table, then its entry: two
   /// dependent loads; a per-PE struct holding `&sel`, or a closure taking `self`, avoids them).
@@ -315,8 +315,8 @@ class selector_core {
   bool over_team_ = false;
   std::uint32_t id_;
   int pes_;
-  std::string kind_;  ///< "selector" or "actor", and its name if it has one
-  source_location site_{};  ///< where the program constructed it
+  std::string kind_;          ///< "selector" or "actor", and its name if it has one
+  source_location site_{};    ///< where the program constructed it
   std::string waiting_name_;  // "wait() of selector #k", for the watchdog
   std::unique_ptr<promise<void>> finished_promise_;  // made by finished_future()
 };

@@ -4,8 +4,8 @@
 // mr::quiesce() first, while the other PEs are still sending it messages. The senders run out of
 // credits and wait for PE 0's acknowledgements, which never come; their watchdog must stop the
 // job, saying that they wait in a send for credits and that PE 0 has not acknowledged buffers.
-#include <mailroom/mailroom.hpp>
 #include <mpi.h>
+#include <mailroom/mailroom.hpp>
 
 #include <cstdint>
 

@@ -6,8 +6,8 @@
 // been handled: the allreduce of the counts, right after it, must see all of them. The actor is
 // then used again (quiesce leaves it usable) and closed as usual. The program's communicator
 // keeps its error handler.
-#include <mailroom/mailroom.hpp>
 #include <mpi.h>
+#include <mailroom/mailroom.hpp>
 
 #include "../mpi_check.hpp"
 

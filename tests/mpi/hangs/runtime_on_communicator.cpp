@@ -53,15 +53,13 @@ int main(int argc, char** argv) {
     std::int64_t sum = counts[0] + counts[1] + counts[2] + counts[3];
     if (sum != mine * pes) {
       std::printf("world rank %d: PE %d of its half handled %lld updates, expected %lld\n",
-                  world_rank, me, static_cast<long long>(sum),
-                  static_cast<long long>(mine * pes));
+                  world_rank, me, static_cast<long long>(sum), static_cast<long long>(mine * pes));
       ++failures;
     }
   }
   using mailroom_test::errors_are_fatal;
   if (!errors_are_fatal(half) || !errors_are_fatal(MPI_COMM_WORLD)) {
-    std::printf("world rank %d: mailroom changed an error handler of the program's\n",
-                world_rank);
+    std::printf("world rank %d: mailroom changed an error handler of the program's\n", world_rank);
     ++failures;
   }
   int finalized = 0;
