@@ -66,16 +66,25 @@ function(mailroom_add_mpi_test name)
   # The test's runs at 3 PEs and more are labelled `many_pes` when it also runs at 1 or 2,
   # which take the same paths: the quicker tiers of scripts/test.sh (the MPICH and sanitizer
   # builds) leave them out. A test that runs only at 3 or more keeps all its runs.
+  # Likewise its run at 1 PE is labelled `one_pe` when it also runs at 2: the 2-PE run sends to
+  # its own PE too, and the MPICH and sanitizer builds' default tier runs that one only.
   set(_small FALSE)
+  set(_two FALSE)
   foreach(np IN LISTS T_RANKS)
     if(np LESS_EQUAL 2)
       set(_small TRUE)
+    endif()
+    if(np EQUAL 2)
+      set(_two TRUE)
     endif()
   endforeach()
   foreach(np IN LISTS T_RANKS)
     set(_labels mpi)
     if(_small AND np GREATER 2)
       list(APPEND _labels many_pes)
+    endif()
+    if(_two AND np EQUAL 1)
+      list(APPEND _labels one_pe)
     endif()
     if(T_WILL_FAIL_WITH)
       # The job must fail and print the expected message. Failing includes the launcher dying

@@ -13,7 +13,8 @@ shift || true
 # suite's MPICH build, which names its compiler wrapper and launcher (mpicxx.mpich, mpiexec.mpich).
 packages=(build-essential cmake ninja-build openmpi-bin libopenmpi-dev mpich libmpich-dev
           libfmt-dev libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev iproute2
-          libtbb-dev libcereal-dev pkgconf python3 python3-matplotlib doxygen clang-format-16)
+          libtbb-dev libcereal-dev pkgconf python3 python3-matplotlib doxygen clang-format-16
+          clang-tidy)
 case "${CXX:-}" in *clang*) packages+=(clang libclang-rt-14-dev llvm) ;; esac
 missing=()
 for p in "${packages[@]}"; do

@@ -11,7 +11,8 @@ foreach(dir src include apps examples tests cmake scripts .ci)
 endforeach()
 file(GLOB_RECURSE files ${patterns})
 list(APPEND files ${ROOT}/CMakeLists.txt ${ROOT}/scripts/cluster ${ROOT}/scripts/docs
-     ${ROOT}/scripts/plot ${ROOT}/scripts/sloc ${ROOT}/.ci/run)
+     ${ROOT}/scripts/plot ${ROOT}/scripts/sloc ${ROOT}/scripts/format ${ROOT}/scripts/tidy
+     ${ROOT}/.ci/run)
 set(missing)
 foreach(f IN LISTS files)
   file(STRINGS ${f} head LIMIT_COUNT 3)

@@ -100,12 +100,12 @@ node_layout node_layout::of(const std::vector<int>& node_of, const std::vector<i
     const int i = local_of[static_cast<std::size_t>(p)];
     const int size = first[n + 1] - first[n];
     MAILROOM_CHECK(i >= 0 && i < size, "routing: node {} has a gap in its local indices", n);
-    int& at = members[static_cast<std::size_t>(first[n] + i)];
+    int& at = members[static_cast<std::size_t>(first[n]) + static_cast<std::size_t>(i)];
     MAILROOM_CHECK(at < 0, "routing: PEs {} and {} have the same place on node {}", at, p, n);
     at = p;
     widest = std::max(widest, size);
   }
-  const auto matches = [&](node_layout l) {
+  const auto matches = [&](const node_layout& l) {
     for (int p = 0; p < pes; ++p) {
       const place w = l.where(p);
       if (w.node != node_of[static_cast<std::size_t>(p)] ||
@@ -152,7 +152,8 @@ int node_layout::pe(int n, int i) const noexcept {
     case form::cyclic:
       return i * nodes_ + n;
     default:
-      return members_[static_cast<std::size_t>(first_[static_cast<std::size_t>(n)] + i)];
+      return members_[static_cast<std::size_t>(first_[static_cast<std::size_t>(n)]) +
+                      static_cast<std::size_t>(i)];
   }
 }
 

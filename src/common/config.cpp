@@ -18,7 +18,8 @@
 #include <string_view>
 #include <vector>
 
-extern char** environ;
+// (<unistd.h> declares it only with _GNU_SOURCE.)
+extern char** environ;  // NOLINT(readability-redundant-declaration)
 
 namespace mailroom {
 
@@ -38,7 +39,7 @@ limits limits_of(std::string_view env) {
   if (env == "MAILROOM_RECEIVES_POSTED") return {1, 1u << 16};
   if (env == "MAILROOM_BUDGET_BYTES") return {1ull << 16, 1ull << 50};
   if (env == "MAILROOM_SYMMETRIC_HEAP_BYTES") return {1ull << 20, 1ull << 44};
-  if (env == "MAILROOM_WATCHDOG") return {0, 7 * 24 * 3600};
+  if (env == "MAILROOM_WATCHDOG") return {0, 7ull * 24 * 3600};
   if (env == "MAILROOM_IDLE_SLEEP_NS") return {0, 1000000000};
   if (env == "MAILROOM_IDLE_FLUSH") return {0, 1ull << 40};
   if (env == "MAILROOM_STATS") return {0, 1};

@@ -135,7 +135,8 @@ sparse_matrix::serial sparse_matrix::gather(int root) const {
     nnz_displs.resize(static_cast<std::size_t>(pes));
     std::exclusive_scan(nnz_counts.begin(), nnz_counts.end(), nnz_displs.begin(), 0);
     all_lengths.resize(static_cast<std::size_t>(rows_));
-    const auto nnz = static_cast<std::size_t>(nnz_displs.back() + nnz_counts.back());
+    const auto nnz =
+        static_cast<std::size_t>(nnz_displs.back()) + static_cast<std::size_t>(nnz_counts.back());
     all_cols.resize(nnz);
     if (any_values) all_values.resize(nnz);
   }

@@ -46,7 +46,8 @@ struct mpi_channel final : channel::impl {
       : capacity(cap), sink(s), data_slots(receives) {
     MAILROOM_MPI(MPI_Comm_dup(detail::comm(), &comm));
     MAILROOM_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
-    recv_req.assign(static_cast<std::size_t>(receives + k_ack_receives), MPI_REQUEST_NULL);
+    recv_req.assign(static_cast<std::size_t>(receives) + std::size_t{k_ack_receives},
+                    MPI_REQUEST_NULL);
     recv_buf.assign(static_cast<std::size_t>(receives), nullptr);
     ack_buf.assign(k_ack_receives, std::vector<std::uint32_t>(k_acks_per_message));
     for (int i = 0; i < receives + k_ack_receives; ++i) post(i);
