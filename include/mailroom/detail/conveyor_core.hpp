@@ -178,21 +178,23 @@ class conveyor_core {
       // tag, out of range (a new run) if not (the set rarely changes: a well predicted jump).
       static_assert(k_unrolled_delta_words <= 5, "one case below per set of 5 words");
       switch (ln.open - key_of(tag)) {
+// (clang-format 16 reflows this macro differently at every pass.)
+// clang-format off
 #define MAILROOM_VARY_CASE(v)                                                  \
   case v:                                                                      \
     if constexpr ((v) < (1u << W)) put = put_record<W, (v)>(ln, state, words); \
     break;
-#define MAILROOM_VARY_CASES(b)                                                         \
-  MAILROOM_VARY_CASE(b + 0u)                                                           \
-  MAILROOM_VARY_CASE(b + 1u) MAILROOM_VARY_CASE(b + 2u) MAILROOM_VARY_CASE(b + 3u)     \
-      MAILROOM_VARY_CASE(b + 4u) MAILROOM_VARY_CASE(b + 5u) MAILROOM_VARY_CASE(b + 6u) \
-          MAILROOM_VARY_CASE(b + 7u)
+#define MAILROOM_VARY_CASES(b)                                                     \
+  MAILROOM_VARY_CASE(b + 0u) MAILROOM_VARY_CASE(b + 1u) MAILROOM_VARY_CASE(b + 2u) \
+  MAILROOM_VARY_CASE(b + 3u) MAILROOM_VARY_CASE(b + 4u) MAILROOM_VARY_CASE(b + 5u) \
+  MAILROOM_VARY_CASE(b + 6u) MAILROOM_VARY_CASE(b + 7u)
         MAILROOM_VARY_CASES(0u)
         MAILROOM_VARY_CASES(8u)
         MAILROOM_VARY_CASES(16u)
         MAILROOM_VARY_CASES(24u)
 #undef MAILROOM_VARY_CASES
 #undef MAILROOM_VARY_CASE
+        // clang-format on
         default:
           break;
       }
