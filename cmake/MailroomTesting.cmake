@@ -62,6 +62,11 @@ function(mailroom_add_mpi_test name)
   if(T_SOURCES)
     add_executable(${name} ${T_SOURCES})
     target_link_libraries(${name} PRIVATE mailroom::mailroom mailroom_options ${T_LIBS})
+    # The shared precompiled mailroom.hpp (tests/CMakeLists.txt) needs the same flags: not with
+    # other libraries, which may add definitions (clang refuses a header built without them).
+    if(TARGET mailroom_test_pch AND NOT T_LIBS)
+      target_precompile_headers(${name} REUSE_FROM mailroom_test_pch)
+    endif()
   endif()
   # The test's runs at 3 PEs and more are labelled `many_pes` when it also runs at 1 or 2,
   # which take the same paths: the quicker tiers of scripts/test.sh (the MPICH and sanitizer
