@@ -28,12 +28,7 @@ class conveyor {
                 "aggregation buffers); send indices or handles instead of owning objects");
 
  public:
-  conveyor() {
-    const auto& ex = detail::exchange::get();
-    MAILROOM_CHECK(sizeof(T) + detail::k_header_bytes <= ex.node_capacity(),
-                   "conveyor item of {} bytes does not fit in {}={}", sizeof(T), ex.size_setting(),
-                   ex.node_capacity());
-  }
+  conveyor() { detail::conveyor_core::check_item_fits(sizeof(T), "conveyor item"); }
 
   /// Queues `item` for `dest` (the PE first, as in `selector::send`). Returns false, without
   /// queueing, when the buffer for `dest` is full and `dest` has acknowledged too few of the
@@ -90,13 +85,13 @@ class conveyor {
     // (A conveyor is worker 0's: push and pull from other workers would race with it.)
     if (MAILROOM_UNLIKELY(detail::t_worker > 0)) detail::check_runtime_thread("conveyor::advance");
     if (finished_) return false;
-    auto& ex = detail::exchange::get();
-    const bool moved = ex.progress();
+    const bool moved = detail::conveyor_core::progress_exchange();
     // Idle: since the last call MPI brought nothing, no push was queued and nothing was pulled
     // (the caller may be waiting for a credit with an item put back, or for replies).
     const std::uint64_t queued = pushed_ - core_.refused();
-    ex.idle_poll(!moved && queued == queued_at_advance_ && cursor_ == cursor_at_advance_ &&
-                 core_.processed_items() == processed_at_advance_);
+    detail::conveyor_core::idle_poll(!moved && queued == queued_at_advance_ &&
+                                     cursor_ == cursor_at_advance_ &&
+                                     core_.processed_items() == processed_at_advance_);
     queued_at_advance_ = queued;
     cursor_at_advance_ = cursor_;
     processed_at_advance_ = core_.processed_items();
@@ -120,7 +115,7 @@ class conveyor {
  private:
   detail::conveyor_core core_{false, detail::type_signature<conveyor, detail::box_of<T, conveyor>>,
                               sizeof(T)};
-  int pes_ = detail::exchange::get().pes();
+  int pes_ = detail::conveyor_core::job_pes();
   const std::byte* cursor_ = nullptr;
   bool finished_ = false;
   std::uint64_t pushed_ = 0, pushed_at_advance_ = 0;  // push calls, accepted or not

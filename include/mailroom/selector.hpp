@@ -196,10 +196,7 @@ class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
                    "mailbox message of {} bytes: with MAILROOM_WORKERS > 1 a message is at most "
                    "{} bytes (the blocks in which workers stage their sends)",
                    sizeof(T), stage_block::k_bytes - 4);
-    const auto& ex = exchange::get();
-    MAILROOM_CHECK(sizeof(T) + k_header_bytes <= ex.node_capacity(),
-                   "mailbox message of {} bytes does not fit in {}={}", sizeof(T),
-                   ex.size_setting(), ex.node_capacity());
+    conveyor_core::check_item_fits(sizeof(T), "mailbox message");
   }
 
   void process_front() override {

@@ -9,9 +9,12 @@
 
 namespace mailroom {
 
+class team;
 namespace detail {
 struct team_state;  // the team's communicator (src/pgas/team.cpp)
-}
+/// The team's state, for the collectives (fails on an empty team).
+team_state& state_of(const team& t);
+}  // namespace detail
 
 /// A set of PEs, ranked 0..size()-1, over which collectives run. Cheap to copy (copies share the
 /// communicator, freed with the last copy). A PE holds the teams it is a member of.
@@ -35,10 +38,8 @@ class team {
   /// False for the empty team a negative colour gives.
   [[nodiscard]] bool valid() const noexcept { return state_ != nullptr; }
 
-  /// (For the collectives.)
-  [[nodiscard]] detail::team_state& state() const;
-
  private:
+  friend detail::team_state& detail::state_of(const team& t);
   explicit team(std::shared_ptr<detail::team_state> s) noexcept : state_(std::move(s)) {}
   std::shared_ptr<detail::team_state> state_;
 };

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Termination: the mailbox dependency graph (which mailbox's handlers may send to which), its
-// strongly connected components in topological order, and the quiescence detector that closes a
-// component with cycles. See docs/design.md for the argument and the cost.
+// strongly connected components in topological order. (The quiescence detector that closes a
+// component with cycles is the scheduler's: detail/scheduler.hpp.) See docs/design.md for the
+// argument and the cost.
 #pragma once
 
 #include <cstddef>
@@ -9,10 +10,6 @@
 #include <initializer_list>
 #include <utility>
 #include <vector>
-
-namespace mailroom::transport {
-class collective_context;  // (src/transport/transport.hpp)
-}  // namespace mailroom::transport
 
 namespace mailroom {
 
@@ -59,28 +56,6 @@ struct plan {
 
 /// Validates the graph for n mailboxes (fatal error naming the bad edge) and analyses it.
 plan analyse(const graph& g, int n);
-
-/// Mattern's four-counter quiescence detection over non-blocking allreduce waves.
-class quiescence {
- public:
-  quiescence() = default;
-  /// Call repeatedly once the component is closed on this PE (no more sends from outside).
-  /// `ready` says that every item pushed so far has been handed to the transport, so the
-  /// counters may be sampled now. Returns true once the component has terminated everywhere.
-  bool step(transport::collective_context& ctx, bool ready, std::int64_t sent,
-            std::int64_t processed);
-  /// The allreduce waves completed so far (at least two before it reports termination).
-  [[nodiscard]] int waves() const noexcept { return waves_; }
-
- private:
-  std::int64_t in_[2] = {0, 0};
-  std::int64_t out_[2] = {0, 0};
-  std::int64_t prev_[2] = {-1, -1};
-  bool in_flight_ = false;
-  bool done_ = false;
-  int waves_ = 0;
-  double wave_started_ = 0;  // (MAILROOM_TRACE)
-};
 
 }  // namespace termination
 }  // namespace mailroom

@@ -3,9 +3,10 @@
 // end of stream per link.
 #include "mailroom/detail/conveyor_core.hpp"
 
-#include "mailroom/detail/memory_plan.hpp"
 #include "mailroom/detail/tasks.hpp"
 
+#include "aggregation/exchange.hpp"
+#include "aggregation/memory_plan.hpp"
 #include "common/trace.hpp"
 #include "runtime/context.hpp"
 
@@ -22,6 +23,47 @@ exchange& running_exchange() {
   return exchange::get();
 }
 }  // namespace
+
+void conveyor_core::check_item_fits(std::size_t bytes, const char* what) {
+  const exchange& ex = running_exchange();
+  MAILROOM_CHECK(bytes + k_header_bytes <= ex.node_capacity(),
+                 "{} of {} bytes does not fit in {}={}", what, bytes, ex.size_setting(),
+                 ex.node_capacity());
+}
+
+bool conveyor_core::progress_exchange() { return exchange::get().progress(); }
+
+void conveyor_core::idle_poll(bool idle) noexcept { exchange::get().idle_poll(idle); }
+
+int conveyor_core::job_pes() noexcept { return exchange::get().pes(); }
+
+inline bool conveyor_core::take_from_pool(std::size_t l) noexcept {
+  if (!(limits_[l].shared ? ex_.take_shared(l) : ex_.take_slot_extra())) return false;
+  ++pool_out_[l];
+  return true;
+}
+
+inline bool conveyor_core::take_token(std::size_t l) noexcept {
+  const lane_limit& lim = limits_[l];
+  return (lim.shared || (lim.pooled && outstanding_[l] < lim.credits)) && take_from_pool(l);
+}
+
+inline bool conveyor_core::buffer_for(std::size_t l) noexcept {
+  return outstanding_[l] < 1 + pool_out_[l] || take_from_pool(l) || g_may_spill;
+}
+
+// Whether lane `lane_no` may ship a buffer now: the own PE has fewer than 2c buffers arrived and
+// unhandled (as the reservation counts); another PE of the node fewer than c unacknowledged (a
+// slot lane: and fewer than the tokens it holds, or an extra slot free); a lane to another node
+// fewer than the tokens it holds (the filling buffer has one) or a token free in the link pool.
+// Inline: the idle flush (flush) asks it for every lane with items.
+inline bool conveyor_core::can_ship(int lane_no) const noexcept {
+  const auto l = static_cast<std::size_t>(lane_no);
+  const lane_limit& lim = limits_[l];
+  if (rt_.peer[l] == me_) return arrivals_.size() < 2 * static_cast<std::size_t>(lim.credits);
+  return outstanding_[l] < in_flight_limit(l) || (lim.shared && ex_.shared_free(l)) ||
+         (lim.pooled && outstanding_[l] < lim.credits && ex_.slot_extras_free() > 0);
+}
 
 conveyor_core::fill conveyor_core::always_full_{nullptr, fill::packed(~0u, 0)};
 conveyor_core::lane conveyor_core::always_full_lane_ = [] {

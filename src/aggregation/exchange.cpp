@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Per-process hub of the aggregation layer: buffer pool, sends, acknowledgements, and routing of
 // arrivals and credits to their conveyors.
-#include "mailroom/detail/exchange.hpp"
+#include "aggregation/exchange.hpp"
 
+#include "aggregation/memory_plan.hpp"
 #include "mailroom/detail/conveyor_core.hpp"
-#include "mailroom/detail/memory_plan.hpp"
 #include "mailroom/detail/signature.hpp"
 #include "mailroom/error.hpp"
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Reservations of the aggregation layer (detail/memory_plan.hpp).
-#include "mailroom/detail/memory_plan.hpp"
+// Reservations of the aggregation layer (src/aggregation/memory_plan.hpp).
+#include "aggregation/memory_plan.hpp"
 
+#include "aggregation/exchange.hpp"
 #include "mailroom/detail/conveyor_core.hpp"
-#include "mailroom/detail/exchange.hpp"
 
 #include <algorithm>
 #include <bit>

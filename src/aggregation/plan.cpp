@@ -3,7 +3,7 @@
 // the routing tables it would build (routes.hpp), for a machine described rather than joined.
 #include "mailroom/plan.hpp"
 
-#include "mailroom/detail/memory_plan.hpp"
+#include "aggregation/memory_plan.hpp"
 #include "mailroom/detail/routes.hpp"
 
 #include <algorithm>

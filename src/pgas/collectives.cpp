@@ -28,7 +28,7 @@ future<void> launch(const team& t, const char* what, bool wait, Start start) {
                  "order from user code",
                  what);
   scheduler::check_not_completing(what);
-  transport::group& g = *t.state().group;
+  transport::group& g = *state_of(t).group;
   const double traced_from = MAILROOM_UNLIKELY(trace::g_on) ? trace::now() : -1.0;
   std::unique_ptr<transport::request> req = start(g);
   const std::uint64_t serial = g_started++;

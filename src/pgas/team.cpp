@@ -6,6 +6,7 @@
 #include "mailroom/error.hpp"
 #include "transport/transport.hpp"
 
+#include "aggregation/exchange.hpp"
 #include "common/pe_local.hpp"
 #include "pgas/team_state.hpp"
 
@@ -43,7 +44,7 @@ team_state::~team_state() {
 }
 
 team_lanes next_team_mailbox(const team& t) {
-  team_state& s = t.state();
+  team_state& s = state_of(t);
   MAILROOM_ASSERT(s.id != 0);
   MAILROOM_CHECK(s.mailboxes < (1u << team_state::k_mailbox_bits),
                  "the mailboxes over this team have used all {} numbers of its id ({}; each "
@@ -61,9 +62,9 @@ team_lanes next_team_mailbox(const team& t) {
   return team_lanes{s.lanes.get(), id};
 }
 
-bool over_world(const team& t) { return t.state().id == 0; }
+bool over_world(const team& t) { return state_of(t).id == 0; }
 
-transport::group& group_of(const team& t) { return *t.state().group; }
+transport::group& group_of(const team& t) { return *state_of(t).group; }
 }  // namespace detail
 
 team team::world() {
@@ -74,7 +75,7 @@ team team::world() {
 team team::split(int colour, int key) const {
   MAILROOM_CHECK(!detail::scheduler::in_handler(),
                  "team::split called from a handler: it is collective and blocks");
-  auto g = state().group->split(colour, key);
+  auto g = detail::state_of(*this).group->split(colour, key);
   if (g == nullptr) return team(nullptr);
   // The new team's id: the lowest that none of its members holds (so the ids of the mailboxes
   // over it name them on every member, whatever other teams each belongs to).
@@ -105,11 +106,11 @@ int team::rank() const noexcept { return state_ == nullptr ? -1 : state_->group-
 int team::size() const noexcept { return state_ == nullptr ? 0 : state_->group->size(); }
 pe team::world_pe(int r) const noexcept { return pe(state_->group->world_rank(r)); }
 
-detail::team_state& team::state() const {
-  MAILROOM_CHECK(state_ != nullptr,
+detail::team_state& detail::state_of(const team& t) {
+  MAILROOM_CHECK(t.state_ != nullptr,
                  "a collective on an empty team (split with a negative "
                  "colour): this PE is not a member");
-  return *state_;
+  return *t.state_;
 }
 
 grid_teams split_grid(int columns) {

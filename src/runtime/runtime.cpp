@@ -2,7 +2,7 @@
 // mailroom::runtime: start-up and shut-down of every layer, in order.
 #include "mailroom/runtime.hpp"
 
-#include "mailroom/detail/exchange.hpp"
+#include "aggregation/exchange.hpp"
 #include "mailroom/detail/lambda_registry.hpp"
 #include "mailroom/simulate.hpp"
 #include "mailroom/symmetric.hpp"
@@ -181,7 +181,7 @@ void barrier() {
 
 namespace mailroom {
 
-// Mattern's four-counter waves (termination::quiescence) over counts of every conveyor this PE
+// Mattern's four-counter waves (detail::quiescence) over counts of every conveyor this PE
 // has ever had: items shipped (to any PE) and items handled here. They are sampled only when
 // nothing has arrived unhandled here, every partly filled buffer is shipped and none waits for a
 // credit, so every item this PE pushed is counted as shipped; two waves with equal sums mean
@@ -195,7 +195,7 @@ void quiesce() {
                  "quiesce() called from a handler: handlers must "
                  "never block");
   detail::exchange& ex = detail::exchange::get();
-  termination::quiescence waves;
+  detail::quiescence waves;
   for (;;) {
     scheduler::progress_waiting("quiesce()");
     bool ready = ex.drained();

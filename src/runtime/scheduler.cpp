@@ -6,6 +6,7 @@
 #include "mailroom/error.hpp"
 #include "mailroom/future.hpp"
 
+#include "aggregation/exchange.hpp"
 #include "common/pe_local.hpp"
 #include "common/trace.hpp"
 #include "runtime/context.hpp"
@@ -784,7 +785,7 @@ bool selector_core::step_component(std::size_t c) {
     return box.conveyor.step_stream();
   }
   // A cycle: sample only when nothing of the component is waiting here, after shipping every
-  // partly filled buffer (see termination::quiescence for why that makes the count exact).
+  // partly filled buffer (see quiescence for why that makes the count exact).
   // Shipping waits for credits: a buffer forced out without one would wait in the backlog all
   // the same, and the messages sent meanwhile would start another, so a cycle of short
   // dependent messages (toposort) would fill the backlogs with nearly empty buffers, each

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Dependency-graph analysis: validation, Tarjan's SCC, topological order of components, entries.
+// Dependency-graph analysis: validation, Tarjan's SCC, topological order of components, entries;
+// and the quiescence detector (detail::quiescence).
+#include "mailroom/detail/scheduler.hpp"
 #include "mailroom/error.hpp"
 #include "mailroom/termination.hpp"
 
@@ -109,6 +111,10 @@ plan analyse(const graph& g, int n) {
   return p;
 }
 
+}  // namespace termination
+
+namespace detail {
+
 // Why this is correct (Mattern's four-counter method). Counters are per PE and monotonic: S
 // counts items of the component's mailboxes handed to the transport, R counts items whose
 // handler has returned. A PE samples only after its component is closed (it will never again
@@ -148,5 +154,5 @@ bool quiescence::step(transport::collective_context& ctx, bool ready, std::int64
   return false;
 }
 
-}  // namespace termination
+}  // namespace detail
 }  // namespace mailroom

@@ -7,6 +7,8 @@
 // flood to the end, by at most the budget plus a small constant (MPI's own buffers, the heap).
 #include <mailroom/mailroom.hpp>
 
+#include "aggregation/exchange.hpp"  // (its counters: CMakeLists.txt)
+
 #include <mpi.h>
 
 #include <chrono>

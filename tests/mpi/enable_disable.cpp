@@ -13,6 +13,8 @@
 // Usage: enable_disable [n] [rounds]   (at 1 PE, PE 0 floods itself with a few messages)
 #include <mailroom/mailroom.hpp>
 
+#include "aggregation/exchange.hpp"  // (its counters: CMakeLists.txt)
+
 #include <mpi.h>
 
 #include <cstdint>

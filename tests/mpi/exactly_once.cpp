@@ -6,6 +6,8 @@
 // sums are checked against what the senders computed.
 #include <mailroom/mailroom.hpp>
 
+#include "aggregation/exchange.hpp"  // (its counters: CMakeLists.txt)
+
 #include <array>
 #include <cstdint>
 #include <cstdio>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The sizing functions the runtime and the capacity plan share (detail/memory_plan.hpp): node
-// buffers, node credits, the shared pool, and what a mailbox takes from the pool and the budget
-// (pure functions: no MPI job).
-#include "mailroom/detail/memory_plan.hpp"
+// The sizing functions the runtime and the capacity plan share (src/aggregation/memory_plan.hpp):
+// node buffers, node credits, the shared pool, and what a mailbox takes from the pool and the
+// budget (pure functions: no MPI job).
+#include "aggregation/memory_plan.hpp"
 
 #include <gtest/gtest.h>
 

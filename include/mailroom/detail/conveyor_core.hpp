@@ -6,7 +6,7 @@
 // conveyor<T> and the runtime's mailboxes are built on it.
 #pragma once
 
-#include "mailroom/detail/exchange.hpp"
+#include "mailroom/detail/buffer.hpp"
 #include "mailroom/detail/routes.hpp"
 #include "mailroom/error.hpp"
 
@@ -19,6 +19,8 @@
 #include <utility>
 
 namespace mailroom::detail {
+
+class exchange;  // the process's hub of the aggregation layer (src/aggregation; not installed)
 
 /// One arrived buffer: items start after the header. In a delivery buffer (node routing) each
 /// item follows its origin PE (4 bytes); otherwise `source` sent them all. `from` is the sender
@@ -322,8 +324,19 @@ class conveyor_core {
   /// For a delta-record conveyor with node routing: the bytes of a record of tag `tag` (what
   /// forwarding needs to step over whole records). Set by lambda mailboxes.
   void set_record_bytes(std::size_t (*fn)(std::uint32_t tag)) noexcept { record_bytes_ = fn; }
-  /// Bytes of a conveyor's bookkeeping over routes r (detail/memory_plan.hpp).
+  /// Bytes of a conveyor's bookkeeping over routes r (src/aggregation/memory_plan.hpp).
   [[nodiscard]] static std::size_t table_bytes(const routes& r, bool delta_records) noexcept;
+
+  // What the typed conveyor and mailboxes ask of the exchange (which inline code cannot see).
+  /// Fails, naming `what` ("conveyor item", "mailbox message"), when an item of `bytes` bytes
+  /// does not fit in a buffer with its header (the smaller buffer, when the node's are).
+  static void check_item_fits(std::size_t bytes, const char* what);
+  /// The exchange's progress (true if anything happened), and its count of idle polls (after
+  /// enough in a row it may sleep: MAILROOM_IDLE_SLEEP_NS).
+  static bool progress_exchange();
+  static void idle_poll(bool idle) noexcept;
+  /// The job's PEs.
+  [[nodiscard]] static int job_pes() noexcept;
   /// Links of the classes in `classes` (bits 1 << link_class) still to end their stream here,
   /// and (at most `most` of) their PEs.
   [[nodiscard]] int open_links(std::uint32_t classes, std::vector<int>* from = nullptr,
@@ -558,7 +571,7 @@ class conveyor_core {
   }
   /// Slow path of a push of `need` bytes: ships the full buffer (or refuses), gets a new one.
   bool make_room(int lane, std::size_t need) noexcept;
-  [[nodiscard]] bool can_ship(int lane) const noexcept;  // (defined below the members)
+  [[nodiscard]] bool can_ship(int lane) const noexcept;
   void ship(int lane) noexcept;
   // The item by value, out of line: were its address passed, the caller's fast path would
   // build the item in memory for it (and reload it, 5 instructions more per send in
@@ -828,7 +841,7 @@ class conveyor_core {
   std::array<std::uint32_t, k_queues> forward_at_{};
   std::array<std::uint32_t, k_queues> run_left_{}, run_tag_{};  // records: the run forwarded
   bool forward_queue(std::size_t q) noexcept;
-  exchange::reservation taken_;  // slots or heap, and the credits
+  reservation taken_;  // slots or heap, and the credits
   // Per lane: where its buffers come from and how many may be out. A lane to a PE of this node
   // fills a shared slot of node_capacity bytes when the conveyor's node lanes are in slots; its
   // fill's buf then points `offset` = capacity - node_capacity bytes before the buffer, so that
@@ -847,24 +860,15 @@ class conveyor_core {
   std::vector<lane_limit> limits_;
   std::vector<std::uint32_t> pool_out_;
   // Takes a token of pooled lane l's pool (the link pool, or the extra slots), if one is free.
-  bool take_from_pool(std::size_t l) noexcept {
-    if (!(limits_[l].shared ? ex_.take_shared(l) : ex_.take_slot_extra())) return false;
-    ++pool_out_[l];
-    return true;
-  }
+  bool take_from_pool(std::size_t l) noexcept;
   // Takes a token for one more buffer in flight on lane l, if its pool has one free (a slot
   // lane: within its C_node credits).
-  bool take_token(std::size_t l) noexcept {
-    const lane_limit& lim = limits_[l];
-    return (lim.shared || (lim.pooled && outstanding_[l] < lim.credits)) && take_from_pool(l);
-  }
+  bool take_token(std::size_t l) noexcept;
   // Whether pooled lane l (shared, or a slot lane to another PE) may take a buffer to fill: on
   // a token it holds (its own one while it has no buffer out), else on a token it takes from
   // its pool. From a handler, which never waits, always: a spill (the buffer has no token;
   // shipped, it waits in the backlog for one, and the scheduler pauses who feeds the mailbox).
-  bool buffer_for(std::size_t l) noexcept {
-    return outstanding_[l] < 1 + pool_out_[l] || take_from_pool(l) || g_may_spill;
-  }
+  bool buffer_for(std::size_t l) noexcept;
   // The buffers lane l may have unacknowledged: its credits, and on a pooled lane no more than
   // the tokens it holds (its own and those taken: a buffer filled on a token ships on it).
   [[nodiscard]] std::uint32_t in_flight_limit(std::size_t l) const noexcept {
@@ -884,18 +888,5 @@ class conveyor_core {
   std::uint32_t lanes_ended_ = 0;
   stream state_ = stream::open;
 };
-
-// Whether lane `lane_no` may ship a buffer now: the own PE has fewer than 2c buffers arrived and
-// unhandled (as the reservation counts); another PE of the node fewer than c unacknowledged (a
-// slot lane: and fewer than the tokens it holds, or an extra slot free); a lane to another node
-// fewer than the tokens it holds (the filling buffer has one) or a token free in the link pool.
-// Inline: the idle flush asks it for every lane with items.
-inline bool conveyor_core::can_ship(int lane_no) const noexcept {
-  const auto l = static_cast<std::size_t>(lane_no);
-  const lane_limit& lim = limits_[l];
-  if (rt_.peer[l] == me_) return arrivals_.size() < 2 * static_cast<std::size_t>(lim.credits);
-  return outstanding_[l] < in_flight_limit(l) || (lim.shared && ex_.shared_free(l)) ||
-         (lim.pooled && outstanding_[l] < lim.credits && ex_.slot_extras_free() > 0);
-}
 
 }  // namespace mailroom::detail

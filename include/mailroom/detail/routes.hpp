@@ -219,7 +219,7 @@ struct mesh_grid {
 /// auto is direct up to 64 PEs or on one node, mesh beyond 1,024 nodes, else node on nodes of
 /// several PEs (every PE then owns at most 1,024 / PEs-per-node network links), else direct.
 /// (The runtime and the plan then widen it with next_routing while the budget cannot hold
-/// k_auto_mailboxes mailboxes over it: detail/memory_plan.hpp, auto_fits.)
+/// k_auto_mailboxes mailboxes over it: src/aggregation/memory_plan.hpp, auto_fits.)
 [[nodiscard]] routing resolve_routing(routing wanted, int pes, int nodes, int widest) noexcept;
 /// The routing `auto` moves to when `r` does not fit the budget: node after direct on nodes of
 /// several PEs, else mesh (mesh is the last).

@@ -18,9 +18,32 @@
 namespace mailroom::transport {
 class request;  // (src/transport/transport.hpp)
 class group;
+class collective_context;
 }  // namespace mailroom::transport
 
 namespace mailroom::detail {
+
+/// Mattern's four-counter quiescence detection over non-blocking allreduce waves.
+class quiescence {
+ public:
+  quiescence() = default;
+  /// Call repeatedly once the component is closed on this PE (no more sends from outside).
+  /// `ready` says that every item pushed so far has been handed to the transport, so the
+  /// counters may be sampled now. Returns true once the component has terminated everywhere.
+  bool step(transport::collective_context& ctx, bool ready, std::int64_t sent,
+            std::int64_t processed);
+  /// The allreduce waves completed so far (at least two before it reports termination).
+  [[nodiscard]] int waves() const noexcept { return waves_; }
+
+ private:
+  std::int64_t in_[2] = {0, 0};
+  std::int64_t out_[2] = {0, 0};
+  std::int64_t prev_[2] = {-1, -1};
+  bool in_flight_ = false;
+  bool done_ = false;
+  int waves_ = 0;
+  double wave_started_ = 0;  // (MAILROOM_TRACE)
+};
 
 /// One mailbox of a selector, as the scheduler sees it.
 class mailbox_base {
@@ -212,7 +235,7 @@ class credit_wait {
 /// receives_from that closes the cycle.
 struct feed_ring {
   std::vector<selector_core*> members;  ///< the live ones on this PE, by id; the first steps it
-  termination::quiescence waves;
+  quiescence waves;
   std::unique_ptr<transport::collective_context> ctx;
   bool finished = false;
 };
@@ -284,7 +307,7 @@ class selector_core {
  private:
   struct component_state {
     bool finished = false;
-    termination::quiescence waves;
+    quiescence waves;
     std::unique_ptr<transport::collective_context> ctx;  // cyclic components only
   };
   bool closed(std::size_t c) const noexcept;

@@ -4,8 +4,9 @@
 // the conveyor they belong to. Not API: conveyors and the runtime use it.
 #pragma once
 
+#include "aggregation/memory_plan.hpp"
 #include "mailroom/config.hpp"
-#include "mailroom/detail/memory_plan.hpp"
+#include "mailroom/detail/buffer.hpp"
 #include "mailroom/detail/routes.hpp"
 #include "mailroom/statistics.hpp"
 
@@ -27,24 +28,6 @@ namespace mailroom::detail {
 
 class conveyor_core;
 
-/// Wire header at the start of every aggregation buffer.
-struct buffer_header {
-  std::uint32_t conveyor;   ///< id of the conveyor (collective creation order)
-  std::uint32_t bytes;      ///< bytes used, header included
-  std::uint32_t items;      ///< items in the buffer
-  std::uint32_t slot;       ///< 0: the sender's own memory; k + 1: its shared slot k (see exchange)
-  std::uint32_t signature;  ///< the mailbox's signature on the sender (detail/signature.hpp)
-  std::uint32_t flags;      ///< k_end_of_stream | link_flags(class) (keeps items 8-byte aligned)
-};
-inline constexpr std::size_t k_header_bytes = sizeof(buffer_header);
-/// A header-only buffer that ends the sender's stream on its link to the receiver: no items, and
-/// after the header the number of items the sender shipped on that link in all (8 bytes).
-inline constexpr std::uint32_t k_end_of_stream = 1;
-inline constexpr std::size_t k_end_bytes = k_header_bytes + 8;
-/// The header flags of a buffer over a link of class `cls` (detail/routes.hpp), and back.
-constexpr std::uint32_t link_flags(std::uint32_t cls) noexcept { return cls << 1; }
-constexpr std::uint32_t link_class_of(std::uint32_t flags) noexcept { return (flags >> 1) & 7u; }
-
 class exchange final {
  public:
   /// Creates the process's exchange (collective; called by the runtime after transport::init).
@@ -55,7 +38,7 @@ class exchange final {
 
   [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
   /// Capacity of a lane to a PE of this node when its mailbox fills shared slots
-  /// (MAILROOM_NODE_BUFFER_BYTES; detail/memory_plan.hpp: node_buffer_bytes), at most capacity();
+  /// (MAILROOM_NODE_BUFFER_BYTES; memory_plan.hpp: node_buffer_bytes), at most capacity();
   /// capacity() when there is no pool.
   [[nodiscard]] std::size_t node_capacity() const noexcept { return node_capacity_; }
   /// The setting that bounds a message's size (the smaller buffer), for error messages.
@@ -66,18 +49,11 @@ class exchange final {
   [[nodiscard]] bool on_node(int p) const noexcept { return node_index(p) >= 0; }
   [[nodiscard]] int me() const noexcept { return me_; }
   [[nodiscard]] int pes() const noexcept { return pes_; }
-  /// What a conveyor reserved: whether its lanes to the PEs of this node fill shared slots (then
-  /// with node_credits each, from the pool; else from the heap like the others), and the credits
-  /// of its lanes from the heap (the buffers each may have unacknowledged).
-  struct reservation {
-    bool in_slots = false;
-    std::uint32_t node_credits = 0;
-    std::uint32_t credits = 0;
-    std::size_t bytes = 0;  // of the budget
-  };
+  /// What a conveyor reserved (detail/buffer.hpp).
+  using reservation = detail::reservation;
   /// Takes a new conveyor's worst case: slots from the pool if they are left (every PE of a node
   /// decides alike), and its share of the budget with MAILROOM_CREDITS, or fewer when the budget
-  /// left cannot hold them (detail/memory_plan.hpp). credits is 0, reserving nothing, when not
+  /// left cannot hold them (memory_plan.hpp). credits is 0, reserving nothing, when not
   /// even c = 1 fits.
   reservation reserve() noexcept;
   /// A conveyor over a team's routes (routes::members), of shape `s` (every lane counted as one
