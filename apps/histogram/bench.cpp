@@ -38,6 +38,8 @@ class histogram_bench final : public kernel_bench {
       histogram::selector(pb_, counts_);
     else if (v == "lambda")
       histogram::lambda(pb_, counts_);
+    else if (v == "context")
+      histogram::context(pb_, counts_);
     else if (v == "local")
       histogram::local(pb_, counts_);
   }
@@ -66,7 +68,7 @@ app_info histogram_app() {
           1'000,
           10'000,
           100,
-          {"naive", "bsp", "conveyor", "selector", "lambda", "local"},
+          {"naive", "bsp", "conveyor", "selector", "lambda", "context", "local"},
           [] { return std::make_unique<histogram_bench>(); }};
 }
 

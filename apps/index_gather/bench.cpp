@@ -34,6 +34,8 @@ class index_gather_bench final : public kernel_bench {
       index_gather::selector(pb_, table_, out_);
     else if (v == "lambda")
       index_gather::lambda(pb_, table_, out_);
+    else if (v == "context")
+      index_gather::context(pb_, table_, out_);
     else if (v == "gather")
       index_gather::gather(pb_, table_, out_);
     else if (v == "local")
@@ -72,7 +74,7 @@ app_info index_gather_app() {
           100'000,
           10'000,
           1'000,
-          {"naive", "bsp", "conveyor", "selector", "lambda", "gather", "local"},
+          {"naive", "bsp", "conveyor", "selector", "lambda", "context", "gather", "local"},
           [] { return std::make_unique<index_gather_bench>(); }};
 }
 

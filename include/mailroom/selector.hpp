@@ -540,6 +540,20 @@ class mailbox_impl<lambdas, Sel> final : public mailbox_base {
   Sel* self_;
 };
 
+/// What a context send (selector::with_context) carries: the context, then the closure, called
+/// as fn(ctx, from) or fn(ctx).
+template <class Ctx, class L>
+struct context_message {
+  Ctx ctx;
+  L fn;
+  void operator()(pe from) const {
+    if constexpr (std::is_invocable_v<const L&, const Ctx&, pe>)
+      fn(ctx, from);
+    else
+      fn(ctx);
+  }
+};
+
 }  // namespace detail
 
 template <class Sel>
@@ -709,6 +723,114 @@ class selector {
               !box.conveyor.template push_whole<W * 8, sizeof(L)>(dest.rank(), id, &closure)))
         push_whole_blocked(box.conveyor, dest.rank(), id, closure);
     }
+  }
+
+  /// The sends of selector::with_context: copyable, cheap to keep for a send loop.
+  template <std::size_t I, class Ctx>
+  class context_sender {
+    // A context of whole words, and at most 16 words with the closure: pushed as one run per
+    // sender (conveyor_core::push_bound). Otherwise sent as send<I> would.
+    static constexpr bool k_words = sizeof(Ctx) % 8 == 0 && alignof(Ctx) <= 8;
+    static constexpr std::size_t Wc = sizeof(Ctx) / 8;
+    template <class L>
+    static constexpr bool bound =
+        k_words && alignof(L) <= 8 && detail::lambda_delta_coded<detail::context_message<Ctx, L>> &&
+        detail::lambda_words<detail::context_message<Ctx, L>> == Wc + detail::lambda_words<L>;
+
+   public:
+    /// Sends the closure to mailbox I on PE `dest`, where it is called as fn(ctx, from) or
+    /// fn(ctx). As `selector::send<I>` otherwise: it may run handlers while `dest` has too few
+    /// credits, and from a pool worker it is staged.
+    template <class L>
+    [[gnu::always_inline]] void send(pe dest, const L& fn,
+                                     source_location loc = source_location::current()) {
+      static_assert(std::is_trivially_copyable_v<L>,
+                    "lambda message must be trivially copyable: capture by value only plain "
+                    "data, pointers into symmetric memory (symmetric_array) and mailroom handles");
+      static_assert(std::is_invocable_v<const L&, const Ctx&, pe> ||
+                        std::is_invocable_v<const L&, const Ctx&>,
+                    "with_context: the lambda message must be callable as "
+                    "[=](const Ctx& c) { ... } or [=](const Ctx& c, mailroom::pe from) { ... }");
+      using M = detail::context_message<Ctx, L>;
+      if constexpr (bound<L>) {
+        constexpr std::size_t Wl = detail::lambda_words<L>;
+        static_cast<void>(&detail::lambda_registered<M, void>);  // registers M at static init
+        auto& box = *std::get<I>(sel_->boxes_);
+        if (MAILROOM_UNLIKELY(!sel_->admitted(box, dest)))
+          return sel_->stage_lambda(box, I, dest.rank(), M{ctx_, fn}, loc);
+        const std::uint32_t& id = detail::lambda_entry_of<M, void>.wire_id;
+        // This sender's runs of M (conveyor_core::next_bound_key). (Its base is held as a
+        // pointer, and the id is 4 bytes: a word the push stores cannot alias either, so the
+        // send loop keeps the key in a register.)
+        const auto key = reinterpret_cast<std::uintptr_t>(key_) + std::uintptr_t{32} * id;
+        if constexpr (sizeof(L) == Wl * 8 && !detail::lambda_padded<L>) {
+          if (MAILROOM_UNLIKELY(
+                  !box.conveyor.template push_bound<Wc, Wl>(dest.rank(), key, id, words_, &fn)))
+            blocked<Wl>(box.conveyor, dest.rank(), id, &fn);
+        } else {
+          alignas(L) alignas(8) std::byte words[Wl * 8];
+          detail::closure_words(fn, words);
+          if (MAILROOM_UNLIKELY(
+                  !box.conveyor.template push_bound<Wc, Wl>(dest.rank(), key, id, words_, words)))
+            blocked<Wl>(box.conveyor, dest.rank(), id, words);
+        }
+      } else {
+        sel_->template send<I>(dest, M{ctx_, fn}, loc);
+      }
+    }
+    /// The context every message of this sender carries.
+    [[nodiscard]] const Ctx& context() const noexcept { return ctx_; }
+
+   private:
+    friend class selector;
+    context_sender(selector& sel, const Ctx& ctx)
+        : sel_(&sel),
+          ctx_(ctx),
+          key_(reinterpret_cast<const void*>(detail::conveyor_core::next_bound_key())) {
+      if constexpr (k_words) detail::closure_words(ctx_, words_);
+    }
+    // A send blocked on credits: its words as scalars (or, larger, by value), so that the fast
+    // path need not keep the closure in memory.
+    template <std::size_t Wl>
+    [[gnu::always_inline]] void blocked(detail::conveyor_core& c, int dest, const std::uint32_t& id,
+                                        const void* varying) {
+      using detail::conveyor_core;
+      if constexpr (Wl <= conveyor_core::k_unrolled_delta_words)
+        conveyor_core::with_words<Wl>(varying,
+                                      [&](auto... w) { blocked_record<Wl>(c, dest, id, {w...}); });
+      else
+        blocked_record<Wl>(c, dest, id, conveyor_core::words_of<Wl>(varying));
+    }
+    template <std::size_t Wl>
+    [[gnu::noinline]] void blocked_record(detail::conveyor_core& c, int dest,
+                                          const std::uint32_t& id,
+                                          detail::conveyor_core::record_words<Wl> v) {
+      const detail::credit_wait timer(c);
+      const auto key = reinterpret_cast<std::uintptr_t>(key_) + std::uintptr_t{32} * id;
+      do detail::scheduler::progress_blocked();
+      while (!c.template push_bound<Wc, Wl>(dest, key, id, words_, v.data()));
+    }
+    selector* sel_;
+    Ctx ctx_;
+    const void* key_;
+    alignas(8) std::byte words_[k_words ? sizeof(Ctx) : 8] = {};  // ctx_'s words
+  };
+
+  /// Lambda messages to mailbox I that share `ctx`, a context of the send loop (the arrays, the
+  /// selector_ref and the constants every message uses): `auto out = sel.with_context<I>(ctx);`
+  /// then `out.send(dest, [=](const Ctx& c) { ... })` or `[=](const Ctx& c, mailroom::pe from)`,
+  /// the closure capturing only what changes from one message to the next. The context
+  /// crosses the wire once per run of messages, not per message, and the sender compares no
+  /// capture per message (`send<I>` compares each with the run's). Fastest with a context of
+  /// whole 8-byte words and a closure of at most 16 words in all; otherwise sent as `send<I>`
+  /// would. ctx must be trivially copyable; the sender keeps a copy, and the selector must
+  /// outlive it.
+  template <std::size_t I, class Ctx>
+    requires(I < size && std::is_void_v<message_type<I>>)
+  [[nodiscard]] context_sender<I, Ctx> with_context(const Ctx& ctx) {
+    static_assert(std::is_trivially_copyable_v<Ctx>,
+                  "with_context: the context must be trivially copyable (it travels by value)");
+    return context_sender<I, Ctx>(*this, ctx);
   }
 
   /// A mailbox index I out of range: a compile-time error that says so (not a failed overload).

@@ -3,6 +3,7 @@
 // end of stream per link.
 #include "mailroom/detail/conveyor_core.hpp"
 
+#include "mailroom/detail/lambda_registry.hpp"
 #include "mailroom/detail/tasks.hpp"
 
 #include "aggregation/exchange.hpp"
@@ -10,6 +11,8 @@
 #include "common/trace.hpp"
 #include "runtime/context.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 
 namespace mailroom::detail {
@@ -36,6 +39,18 @@ bool conveyor_core::progress_exchange() { return exchange::get().progress(); }
 void conveyor_core::idle_poll(bool idle) noexcept { exchange::get().idle_poll(idle); }
 
 int conveyor_core::job_pes() noexcept { return exchange::get().pes(); }
+
+std::uintptr_t conveyor_core::next_bound_key() noexcept {
+  // A sender's runs of the closure type of wire id t have key base + 32 t: the bases are
+  // 32 x (the number of closure types) apart, so no two senders' keys meet. (Per process: the
+  // simulated machine's PEs share the count, and need only tell keys apart.)
+  static std::atomic<std::uintptr_t> next{0};
+  const std::uintptr_t stride = std::uintptr_t{32} * std::max<std::uint32_t>(g_lambda_count, 1);
+  const std::uintptr_t n = next.fetch_add(1, std::memory_order_relaxed) + 1;
+  MAILROOM_CHECK(n < (k_bound_key - 1) / stride, "more than {} context senders in one process",
+                 (k_bound_key - 1) / stride);
+  return k_bound_key | n * stride;
+}
 
 inline bool conveyor_core::take_from_pool(std::size_t l) noexcept {
   if (!(limits_[l].shared ? ex_.take_shared(l) : ex_.take_slot_extra())) return false;

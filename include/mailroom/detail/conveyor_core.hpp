@@ -131,6 +131,8 @@ class conveyor_core {
   /// Alignment of a push_delta/push_whole tag: its address's low bits hold a run's set of
   /// varying words (records of up to k_unrolled_delta_words words).
   static constexpr std::size_t k_tag_align = std::size_t{1} << k_unrolled_delta_words;
+  /// The bit every context sender's key has (push_bound, next_bound_key).
+  static constexpr std::uintptr_t k_bound_key = std::uintptr_t{1} << 63;
 
   /// Appends one record of W 8-byte words under `tag` (lambda messages: the handler id and the
   /// closure, its W words at `words`). The tag is passed by reference: its address, aligned to
@@ -209,6 +211,47 @@ class conveyor_core {
       else
         open_and_put<W>(ln, tag, words_of<W>(words));
     }
+    return true;
+  }
+
+  /// A context sender's base key (push_bound): its runs of the closure type of wire id t have
+  /// key base + 32 t, unique in the process among senders and types, and never a tag's address
+  /// plus its varying words, which lie below k_bound_key (user space is below 2^63). Needs the
+  /// lambda registry numbered (the runtime started).
+  [[nodiscard]] static std::uintptr_t next_bound_key() noexcept;
+  /// A record of Wc + Wl words: Wc constant ones (`constant`), the same for every record pushed
+  /// with `key`, then Wl that vary (`varying`). A run of `key` carries the constant words once,
+  /// so the push compares no word: on the lane's open run of its key it writes the Wl words, as a
+  /// typed push writes its item, and otherwise opens such a run. The receiver decodes it as any
+  /// run of `tag` (the varying words are the set Wc..Wc+Wl-1). Requires a conveyor constructed
+  /// with delta records.
+  template <std::size_t Wc, std::size_t Wl>
+  [[nodiscard, gnu::always_inline]] bool push_bound(int dest, std::uintptr_t key,
+                                                    const std::uint32_t& tag, const void* constant,
+                                                    const void* varying) noexcept {
+    static_assert(Wc + Wl <= k_delta_words && Wl >= 1);
+    MAILROOM_ASSERT(!lanes_.empty());  // a conveyor constructed with delta records
+    lane& ln = by_dest_lane_[static_cast<std::size_t>(dest) & dest_mask_];
+    fill& f = ln.f;
+    const std::uint64_t state = f.state;
+    constexpr std::uint32_t bytes = 8 * Wl;
+    // With node routing every destination maps to always_full_lane_, whose run is never open.
+    if (MAILROOM_UNLIKELY(ln.open != key ||
+                          static_cast<std::uint32_t>(state) + bytes > capacity_)) {
+      // The words by value (as scalars when few): their address passed out of line would keep
+      // the closure in memory on the fast path.
+      if constexpr (Wl <= k_unrolled_delta_words)
+        return with_words<Wl>(varying, [&](auto... w) {
+          return push_bound_slow<Wc, Wl>(ln, dest, key, tag, constant, record_words<Wl>{w...});
+        });
+      else
+        return push_bound_slow<Wc, Wl>(ln, dest, key, tag, constant, words_of<Wl>(varying));
+    }
+    std::byte* out = f.buf + static_cast<std::uint32_t>(state);
+    f.state = state + fill::packed(bytes, 1);
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (put_word(out + 8 * K, word_at(varying, K)), ...);
+    }(std::make_index_sequence<Wl>{});
     return true;
   }
 
@@ -785,6 +828,53 @@ class conveyor_core {
     if ((h & routes::k_prefixed) == 0)
       return push_delta_at<W>(lanes_[static_cast<std::size_t>(li)], li, tag, c.data());
     return put_record(li, tag, static_cast<std::uint32_t>(dest), c.data(), 8 * W, false);
+  }
+  // push_bound's slow path: a lane without its key's run open, or without room for the record.
+  // Routed, the record goes as a push_delta's would.
+  template <std::size_t Wc, std::size_t Wl>
+  [[gnu::noinline]] bool push_bound_slow(lane& ln, int dest, std::uintptr_t key,
+                                         const std::uint32_t& tag, const void* constant,
+                                         record_words<Wl> varying) noexcept {
+    constexpr std::size_t W = Wc + Wl;
+    record_words<W> c;
+    std::memcpy(c.data(), constant, 8 * Wc);
+    std::memcpy(c.data() + Wc, varying.data(), 8 * Wl);
+    if (&ln == &always_full_lane_) return push_delta_routed<W>(dest, tag, c);
+    fill& f = ln.f;
+    if (ln.open != key || f.used() + 8 * Wl > capacity_) {
+      constexpr std::size_t worst = k_delta_run_header + 8 * W;
+      if (f.used() + worst > capacity_ && !make_room(dest, worst)) return false;
+      open_bound_run<Wc, Wl>(ln, tag, key, c.data());
+    }
+    std::memcpy(f.buf + f.used(), c.data() + Wc, 8 * Wl);
+    f.add(8 * Wl, 1);
+    return true;
+  }
+  // Opens a run of `tag` whose constant words are the record's first Wc (for push_bound, under
+  // `key`), closing the one before.
+  template <std::size_t Wc, std::size_t Wl>
+  static void open_bound_run(lane& ln, const std::uint32_t& tag, std::uintptr_t key,
+                             const std::uint64_t* words) noexcept {
+    constexpr std::size_t W = Wc + Wl;
+    constexpr std::uint32_t vary = ((std::uint32_t{1} << W) - 1) & ~((std::uint32_t{1} << Wc) - 1);
+    close_run(ln);
+    fill& f = ln.f;
+    run_state& rs = ln.rs;
+    std::byte* h = f.buf + f.used();
+    const std::uint32_t header[4] = {tag, 0, vary, 0};
+    std::memcpy(h, header, sizeof header);
+    std::memcpy(h + k_delta_run_header, words, 8 * Wc);
+    ln.open = key;
+    rs.last = key;
+    rs.count_at = f.used() + 4;
+    rs.items_before = f.items();
+    rs.vary = vary;
+    rs.varying = static_cast<std::uint32_t>(Wl);
+    for (std::size_t k = 0; k < W; ++k) {
+      base_of<W>(ln)[k] = words[k];
+      rs.pos[k] = static_cast<std::uint8_t>(k < Wl ? Wc + k : k - Wl);
+    }
+    f.set_used(f.used() + static_cast<std::uint32_t>(k_delta_run_header + 8 * Wc));
   }
   [[gnu::noinline]] bool push_whole_routed(int dest, const std::uint32_t& tag, const void* payload,
                                            std::size_t n, std::size_t stride) noexcept;
