@@ -3,6 +3,7 @@
 // same input with the same timer and checker, prints a table on rank 0 and writes JSON.
 #include "common/driver.hpp"
 #include "common/plan.hpp"
+#include "common/stream.hpp"
 
 #include <mailroom/mailroom.hpp>
 
@@ -256,6 +257,8 @@ void print_table(const app_info& app, const sizes& sz, const std::vector<variant
 int run_driver(int argc, char** argv) {
   // The capacity plan needs no MPI job and no app.
   if (argc > 1 && std::string_view(argv[1]) == "plan") return run_plan(argc - 1, argv + 1);
+  // The machine's memory bandwidth (STREAM): an MPI job, but no app.
+  if (argc > 1 && std::string_view(argv[1]) == "stream") return run_stream(argc - 1, argv + 1);
   // Apps are registered here once all their variants exist and pass their checks.
   const std::vector<app_info> apps = {
       histogram_app(), index_gather_app(), permute_matrix_app(), transpose_matrix_app(),
@@ -264,7 +267,8 @@ int run_driver(int argc, char** argv) {
   CLI::App cli{
       "mailroom-bench: the Bale mini-apps in every variant, timed and checked.\n"
       "Run under mpirun, e.g.: mpirun -n 2 mailroom-bench histogram --reps 5\n"
-      "`mailroom-bench plan --help`: the memory reserved per PE at any scale (no MPI job)."};
+      "`mailroom-bench plan --help`: the memory reserved per PE at any scale (no MPI job).\n"
+      "`mailroom-bench stream --help`: the memory bandwidth of this machine (STREAM)."};
   cli.require_subcommand(1);
   settings st;
   std::map<std::string, CLI::App*> subs;

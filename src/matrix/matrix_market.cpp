@@ -168,7 +168,7 @@ struct entry {
 enum class field { pattern, integer, real };
 
 std::optional<sparse_matrix::serial> parse_or_fail(std::string_view text, const limits& lim,
-                                                   failure& fail) {
+                                                   failure& fail, std::vector<warning>* warnings) {
   line_reader lines(text);
   std::string_view line, word;
 
@@ -186,6 +186,7 @@ std::optional<sparse_matrix::serial> parse_or_fail(std::string_view text, const 
   const char* names[4] = {"object", "format", "field", "symmetry"};
   for (int w = 0; w < 4; ++w) {
     if (!banner.next(word)) {
+      if (w == 3) break;  // Bale's banner: no symmetry (read as general below)
       fail = {1,
               fmt::format("the banner ends before its {}: expected {}", names[w], expected_banner)};
       return std::nullopt;
@@ -218,7 +219,13 @@ std::optional<sparse_matrix::serial> parse_or_fail(std::string_view text, const 
     return std::nullopt;
   }
   bool symmetric = false;
-  if (words[3] == "symmetric") {
+  if (words[3].empty()) {
+    // Bale's write_matrix_mm writes every entry of its (general) matrices under this banner.
+    if (warnings != nullptr)
+      warnings->push_back({1,
+                           "the banner has no symmetry field (as Bale writes it): read as "
+                           "general"});
+  } else if (words[3] == "symmetric") {
     symmetric = true;
   } else if (words[3] != "general") {
     fail = {1, words[3] == "skew-symmetric" || words[3] == "hermitian"
@@ -400,9 +407,10 @@ std::optional<sparse_matrix::serial> parse_or_fail(std::string_view text, const 
 
 }  // namespace
 
-std::optional<sparse_matrix::serial> parse(std::string_view text, error& err, const limits& lim) {
+std::optional<sparse_matrix::serial> parse(std::string_view text, error& err, const limits& lim,
+                                           std::vector<warning>* warnings) {
   failure fail{0, {}};
-  auto m = parse_or_fail(text, lim, fail);
+  auto m = parse_or_fail(text, lim, fail, warnings);
   if (!m) err = {fail.line, std::move(fail.message)};
   return m;
 }
@@ -425,20 +433,25 @@ std::string format(const sparse_matrix::serial& m) {
   return fmt::to_string(out);
 }
 
+sparse_matrix::serial read_serial(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  MAILROOM_CHECK(in.good(), "{}: cannot open the Matrix Market file: {}", path,
+                 std::strerror(errno));
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  MAILROOM_CHECK(!in.bad(), "{}: cannot read the Matrix Market file: {}", path,
+                 std::strerror(errno));
+  error err;
+  std::vector<warning> warnings;
+  auto m = parse(text, err, {}, &warnings);
+  MAILROOM_CHECK(m.has_value(), "{}:{}: {}", path, err.line, err.message);
+  for (const warning& w : warnings)
+    fmt::print(stderr, "mailroom: warning: {}:{}: {}\n", path, w.line, w.message);
+  return std::move(*m);
+}
+
 sparse_matrix read(const std::string& path) {
   sparse_matrix::serial whole;
-  if (this_pe().rank() == 0) {
-    std::ifstream in(path, std::ios::binary);
-    MAILROOM_CHECK(in.good(), "{}: cannot open the Matrix Market file: {}", path,
-                   std::strerror(errno));
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    MAILROOM_CHECK(!in.bad(), "{}: cannot read the Matrix Market file: {}", path,
-                   std::strerror(errno));
-    error err;
-    auto m = parse(text, err);
-    MAILROOM_CHECK(m.has_value(), "{}:{}: {}", path, err.line, err.message);
-    whole = std::move(*m);
-  }
+  if (this_pe().rank() == 0) whole = read_serial(path);
   return sparse_matrix::scatter(whole, 0);
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Matrix Market parsing without MPI: the valid files of the corpus in tests/data/mtx give the
-// expected matrices, every malformed one gives its line and message, format() and parse() round
-// trip, and no truncation or corruption of a valid file crashes the parser.
+// expected matrices (Bale's banner without its symmetry with a warning), every malformed one gives
+// its line and message, format() and parse() round trip, and no truncation or corruption of a
+// valid file crashes the parser.
 #include <mailroom/matrix_market.hpp>
 
 #include <gtest/gtest.h>
@@ -14,6 +15,8 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -73,6 +76,71 @@ TEST(MatrixMarket, WindowsLineEndings) {
             make(2, 2, {0, 0, 1}, {0}, {3.5}));
 }
 
+// Bale's write_matrix_mm leaves the symmetry out: read as general (both (1,2) and (2,1) are
+// given, which as symmetric would be a duplicate), with one warning on the banner's line.
+TEST(MatrixMarket, BaleBannerWithoutSymmetryIsReadAsGeneral) {
+  struct bale_file {
+    const char* name;
+    serial expected;
+  };
+  for (const auto& [name, expected] :
+       {bale_file{"bale_real.mtx", make(3, 3, {0, 1, 3, 4}, {1, 0, 2, 2}, {0.5, -1.25, 3, 1})},
+        bale_file{"bale_pattern.mtx", make(2, 4, {0, 2, 3}, {0, 3, 2})}}) {
+    mm::error err;
+    std::vector<mm::warning> warnings;
+    const auto m = mm::parse(corpus(name), err, {}, &warnings);
+    ASSERT_TRUE(m.has_value()) << name << ": line " << err.line << ": " << err.message;
+    EXPECT_EQ(*m, expected) << name;
+    ASSERT_EQ(warnings.size(), 1U) << name;
+    EXPECT_EQ(warnings[0].line, 1);
+    EXPECT_EQ(warnings[0].message,
+              "the banner has no symmetry field (as Bale writes it): read as general");
+    EXPECT_EQ(parse_ok(corpus(name)), expected) << name << " without a list of warnings";
+  }
+}
+
+// The file reader says so on stderr, once, naming the file; a complete banner says nothing.
+TEST(MatrixMarket, ReadSerialWarnsOnceNamingTheFile) {
+  const std::string bale = std::string(MAILROOM_MTX_DIR) + "/bale_real.mtx";
+  testing::internal::CaptureStderr();
+  const serial m = mm::read_serial(bale);
+  const std::string said = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(m, parse_ok(corpus("bale_real.mtx")));
+  EXPECT_EQ(said,
+            "mailroom: warning: " + bale +
+                ":1: the banner has no symmetry field (as Bale writes it): read as general\n");
+
+  testing::internal::CaptureStderr();
+  const serial g = mm::read_serial(std::string(MAILROOM_MTX_DIR) + "/real_general.mtx");
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(g, parse_ok(corpus("real_general.mtx")));
+}
+
+// Only the symmetry may be left out: a banner of any other length, or with an unknown or
+// misplaced word, is still an error on line 1, and warns of nothing.
+TEST(MatrixMarket, OnlyTheSymmetryMayBeMissing) {
+  const std::pair<const char*, const char*> banners[] = {
+      {"%%MatrixMarket matrix coordinate", "the banner ends before its field"},
+      {"%%MatrixMarket matrix", "the banner ends before its format"},
+      {"%%MatrixMarket", "the banner ends before its object"},
+      {"%%MatrixMarket matrix coordinate real general extra", "unexpected 'extra' after"},
+      {"%%MatrixMarket matrix coordinate general", "unknown field 'general'"},
+      {"%%MatrixMarket matrix coordinate boolean", "unknown field 'boolean'"},
+      {"%%MatrixMarket matrix coordinate complex", "the complex field is not supported"},
+      {"%%MatrixMarket matrix array real", "the array (dense) format is not supported"},
+      {"%%MatrixMarket vector coordinate real", "unsupported object 'vector'"},
+      {"%%MatrixMarket matrix coordinate real generale", "unknown symmetry 'generale'"}};
+  for (const auto& [banner, message] : banners) {
+    mm::error err;
+    std::vector<mm::warning> warnings;
+    EXPECT_FALSE(mm::parse(std::string(banner) + "\n1 1 0\n", err, {}, &warnings)) << banner;
+    EXPECT_EQ(err.line, 1) << banner;
+    EXPECT_NE(err.message.find(message), std::string::npos)
+        << banner << ": " << err.message << "\nexpected to contain: " << message;
+    EXPECT_TRUE(warnings.empty()) << banner;
+  }
+}
+
 struct malformed {
   const char* file;
   std::int64_t line;
@@ -98,6 +166,7 @@ INSTANTIATE_TEST_SUITE_P(
         malformed{"bad_banner.mtx", 1, "expected the banner '%%MatrixMarket matrix coordinate"},
         malformed{"bad_banner_short.mtx", 1, "the banner ends before its field"},
         malformed{"bad_banner_trailing.mtx", 1, "unexpected 'extra' after the banner"},
+        malformed{"bad_banner_symmetry_without_field.mtx", 1, "unknown field 'general'"},
         malformed{"bad_vector_object.mtx", 1, "unsupported object 'vector'"},
         malformed{"bad_array_format.mtx", 1, "the array (dense) format is not supported"},
         malformed{"bad_complex_field.mtx", 1, "the complex field is not supported"},
