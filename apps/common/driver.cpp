@@ -51,6 +51,8 @@ struct variant_result {
   std::vector<double> seconds;  // slowest PE, per repetition
   bool passed = true;
   statistics traffic;  // this PE's, summed over the repetitions
+  std::string result;  // what it computed (kernel_bench::result), at its last repetition
+  int time_divisor = 1;
   [[nodiscard]] double median() const {
     auto s = seconds;
     std::sort(s.begin(), s.end());
@@ -129,6 +131,13 @@ std::vector<traffic_summary> summarise_traffic(const std::vector<variant_result>
   return out;
 }
 
+// The median of a variant that ran and passed; 0 otherwise.
+double median_of(const std::vector<variant_result>& results, std::string_view name) {
+  for (const auto& r : results)
+    if (r.name == name && r.passed) return r.median();
+  return 0;
+}
+
 void write_json(const settings& st, const app_info& app, const sizes& sz,
                 const std::vector<variant_result>& results, std::int64_t rss,
                 std::int64_t pool_peak, const round_trips& rt,
@@ -161,14 +170,13 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
                  {"pool_slots", aggregation().shared_slots},
                  {"node_buffer_bytes", aggregation().node_buffer_bytes}};
   j["memory"] = {{"peak_rss_bytes_max_pe", rss}, {"aggregation_peak_bytes_max_pe", pool_peak}};
-  double naive = 0;
-  for (const auto& r : results)
-    if (r.name == app.baseline && r.passed) naive = r.median();
+  const double naive = median_of(results, app.baseline), local = median_of(results, "local");
   j["variants"] = json::array();
   for (std::size_t i = 0; i < results.size(); ++i) {
     const variant_result& r = results[i];
     const traffic_summary& t = traffic[i];
     json v = {{"name", r.name}, {"check", r.passed ? "PASSED" : "FAILED"}, {"seconds", r.seconds}};
+    if (r.time_divisor != 1) v["time_divisor"] = r.time_divisor;  // seconds are time / this
     // mailroom's counters per repetition, all PEs (links[i][j]: messages from PE i to PE j).
     v["traffic"] = {
         {"messages", t.messages},
@@ -200,12 +208,20 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
       v["ns_per_op_per_pe"] =
           r.median() * 1e9 / static_cast<double>(std::max<std::int64_t>(sz.n, 1));
       if (naive > 0) v["speedup_vs_" + app.baseline] = naive / r.median();
+      if (local > 0) v["vs_local"] = r.median() / local;  // times slower than the floor
+      v["result"] = r.result;
     }
     j["variants"].push_back(v);
   }
   std::ofstream out(st.json);
   if (!out) MAILROOM_FAIL("cannot write the JSON file '{}'", st.json);
   out << j.dump(2) << '\n';
+}
+
+// "12.34x", or "12345x" from 1000 on (the column stays 9 wide; the simulated machine's clock
+// gives local, which never communicates, next to no time).
+std::string ratio(double x) {
+  return x < 1000 ? fmt::format("{:.2f}x", x) : fmt::format("{:.0f}x", x);
 }
 
 void print_table(const app_info& app, const sizes& sz, const std::vector<variant_result>& results,
@@ -221,22 +237,32 @@ void print_table(const app_info& app, const sizes& sz, const std::vector<variant
   fmt::print("{}: {} PEs{} (routing {}), {} {}s per PE{}, seed {}, median of {}\n", app.name,
              num_pes(), num_workers() > 1 ? fmt::format(" x {} workers", num_workers()) : "",
              routing_in_use(), sz.n, app.op, shape, sz.seed, reps);
-  fmt::print("{:<10} {:>10} {:>10} {:>10} {:>14} {:>9}  {}\n", "variant", "median s", "min s",
-             "max s", fmt::format("ns/{}/PE", app.op), "vs " + app.baseline, "check");
-  double naive = 0;
+  // The result gets a column when the variants differ in it (local often does), else a line.
+  std::vector<std::string> shown;
   for (const auto& r : results)
-    if (r.name == app.baseline && r.passed) naive = r.median();
+    if (r.passed && std::find(shown.begin(), shown.end(), r.result) == shown.end())
+      shown.push_back(r.result);
+  const bool result_column = shown.size() > 1;
+  fmt::print("{:<10} {:>10} {:>10} {:>10} {:>14} {:>9} {:>9}  {}{}\n", "variant", "median s",
+             "min s", "max s", fmt::format("ns/{}/PE", app.op), "vs " + app.baseline, "vs local",
+             "check", result_column ? "   result" : "");
+  const double naive = median_of(results, app.baseline), local = median_of(results, "local");
   for (const auto& r : results) {
     if (!r.passed) {
-      fmt::print("{:<10} {:>10} {:>10} {:>10} {:>14} {:>9}  FAILED\n", r.name, "-", "-", "-", "-",
-                 "-");
+      fmt::print("{:<10} {:>10} {:>10} {:>10} {:>14} {:>9} {:>9}  FAILED{}\n", r.name, "-", "-",
+                 "-", "-", "-", "-", result_column ? "   -" : "");
       continue;
     }
     const double ns = r.median() * 1e9 / static_cast<double>(std::max<std::int64_t>(sz.n, 1));
-    const std::string speedup = naive > 0 ? fmt::format("{:.2f}x", naive / r.median()) : "-";
-    fmt::print("{:<10} {:>10.4f} {:>10.4f} {:>10.4f} {:>14.2f} {:>9}  PASSED\n", r.name, r.median(),
-               r.min(), r.max(), ns, speedup);
+    const std::string speedup = naive > 0 ? ratio(naive / r.median()) : "-";
+    const std::string slower = local > 0 ? ratio(r.median() / local) : "-";
+    fmt::print("{:<10} {:>10.4f} {:>10.4f} {:>10.4f} {:>14.2f} {:>9} {:>9}  PASSED{}\n", r.name,
+               r.median(), r.min(), r.max(), ns, speedup, slower,
+               result_column ? "   " + (r.result.empty() ? "-" : r.result) : "");
   }
+  if (shown.size() == 1 && !shown.front().empty())
+    fmt::print("result (every variant): {}\n", shown.front());
+  if (local > 0 && !app.local_floor.empty()) fmt::print("local: {}\n", app.local_floor);
   // What crossed the network (to PEs of other nodes), per PE and repetition, and how full.
   std::string net;
   for (std::size_t i = 0; i < results.size() && i < traffic.size(); ++i) {
@@ -309,6 +335,9 @@ int run_driver(int argc, char** argv) {
                       ? fmt::format("small sizes for tests ({} {} and {} table elements per PE)",
                                     a.quick_n, a.n_means, a.quick_table)
                       : fmt::format("small sizes for tests ({} {} per PE)", a.quick_n, a.n_means));
+    if (!a.local_floor.empty())
+      sub->footer("The variant local, the floor in the table's \"vs local\" column: " +
+                  a.local_floor + ".");
     subs[a.name] = sub;
   }
   // Name the culprit when the first word is no app (CLI11 would only say one is required).
@@ -342,6 +371,7 @@ int run_driver(int argc, char** argv) {
   sz.nnz_per_row = st.nnz >= 0 ? st.nnz : (st.quick ? app->quick_nnz : app->default_nnz);
   sz.matrix = st.matrix;
   sz.seed = st.seed;
+  sz.variants = st.variants;
   for (const auto& o : app->options) {
     const auto given = subs[app->name]->get_option("--" + o.name);
     sz.options[o.name] =
@@ -368,7 +398,7 @@ int run_driver(int argc, char** argv) {
   // Repetitions run in rounds, the order of the variants rotated every round, so that no
   // variant always runs first or last on a machine whose speed drifts.
   std::vector<variant_result> results;
-  for (const auto& v : st.variants) results.push_back({v, {}, true, {}});
+  for (const auto& v : st.variants) results.push_back({v, {}, true, {}, {}, 1});
   const std::size_t nv = results.size();
   round_trips trips;
   trips.before_s = round_trip_seconds();
@@ -386,7 +416,11 @@ int run_driver(int argc, char** argv) {
       traffic = stats() -= traffic;
       r.traffic += traffic;
       r.passed = bench->check(r.name);  // a failed check is never timed as a success
-      if (r.passed) r.seconds.push_back(dt);
+      if (r.passed) {
+        r.time_divisor = bench->time_divisor(r.name);
+        r.seconds.push_back(dt / r.time_divisor);
+        r.result = bench->result();
+      }
       if (root && dt > 1.0)
         std::fprintf(stderr, "[%s] %s: repetition %d of %d took %.2f s\n", app->name.c_str(),
                      r.name.c_str(), rep + 1, st.reps, dt);

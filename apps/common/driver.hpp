@@ -22,6 +22,7 @@ struct sizes {
   std::string matrix;             ///< a Matrix Market file to use instead of a generated matrix
   std::uint64_t seed = 1;
   std::map<std::string, std::int64_t> options;  ///< the app's own options (app_info::options)
+  std::vector<std::string> variants;  ///< the variants this run times (prepare() may skip the rest)
 };
 
 /// An integer option of one app's own (e.g. reductions' --partitions).
@@ -46,6 +47,13 @@ class kernel_bench {
   /// Operations per PE, for ns per operation (after prepare; e.g. nonzeros of this PE's rows).
   /// The slowest PE's count is reported. Default: sizes.n.
   [[nodiscard]] virtual std::int64_t ops_per_pe() const { return -1; }
+  /// What the variant computed, as Bale prints it ("triangles 1234", "nnz 500, checksum ..."),
+  /// from its output, never from the input. Called after a passing check; collective, the value
+  /// is rank 0's. Default: none.
+  [[nodiscard]] virtual std::string result() const { return {}; }
+  /// What the driver divides the variant's measured time by: P for a floor that runs the serial
+  /// algorithm over the whole input on one PE (its time per PE's share of the work), else 1.
+  [[nodiscard]] virtual int time_divisor(std::string_view /*variant*/) const { return 1; }
 };
 
 /// How the driver knows a mini-app.
@@ -62,6 +70,9 @@ struct app_info {
   std::string n_means = "operations";     ///< what -n counts, for --help ("updates", "rows")
   std::string baseline = "naive";         ///< the variant the others are compared with
   std::vector<app_option> options = {};   ///< options of this app's own
+  /// What the `local` variant does, in one line (its --help and the table print it): the floor
+  /// the others are compared with in the "vs local" column. Empty: the app has no local variant.
+  std::string local_floor = {};
 };
 
 /// Every mini-app (defined next to each app's bench.cpp).

@@ -22,4 +22,16 @@ sparse_matrix conveyor(const problem& pb);  // mailroom::conveyor loops
 sparse_matrix selector(const problem& pb);  // actor/selector API, typed messages
 sparse_matrix lambda(const problem& pb);    // actor/selector API, lambda messages
 
+/// The floor's input: this PE's rows of A as a matrix of their own (common/own_rows.hpp), a
+/// permutation of those rows (the order of their new global rows) and a random permutation of
+/// the columns they use. Built before timing; local.
+struct local_problem {
+  sparse_matrix::serial a;
+  std::vector<std::int64_t> row_perm, col_perm;
+};
+local_problem local_problem_of(const problem& pb, std::uint64_t seed);
+/// The floor: local_problem's matrix permuted (B[row_perm[i]][col_perm[j]] = A[i][j], rows
+/// sorted) by the loops of the other variants with every remote access made local. Local.
+sparse_matrix::serial local(const local_problem& lp);
+
 }  // namespace mailroom::apps::permute_matrix

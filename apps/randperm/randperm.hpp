@@ -20,6 +20,10 @@ std::vector<std::int64_t> bsp(std::int64_t n_per_pe, std::uint64_t seed);       
 std::vector<std::int64_t> conveyor(std::int64_t n_per_pe, std::uint64_t seed);  // conveyors
 std::vector<std::int64_t> selector(std::int64_t n_per_pe, std::uint64_t seed);  // typed messages
 std::vector<std::int64_t> lambda(std::int64_t n_per_pe, std::uint64_t seed);    // lambdas
+/// The floor: the same throws with every slot on this PE (global slot s at offset s / P of its
+/// own 2 n_per_pe slots): a random permutation of this PE's own darts, n_per_pe * me up to
+/// n_per_pe * (me + 1) - 1. No communication.
+std::vector<std::int64_t> local(std::int64_t n_per_pe, std::uint64_t seed);
 
 // Shared by the variants. A dart is one word: its value plus k_missed per missed throw. Where
 // it lands is a pure function of that word, and the smaller value keeps a contested slot (an

@@ -25,6 +25,10 @@ result bsp(const sparse_matrix& a, const sparse_matrix& at);
 result conveyor(const sparse_matrix& a, const sparse_matrix& at);
 result selector(const sparse_matrix& a, const sparse_matrix& at);
 result lambda(const sparse_matrix& a, const sparse_matrix& at);
+/// The floor: the serial algorithm over the whole matrix (`a` and its transpose `at` gathered on
+/// one PE), the loop of naive with every remote access local. Returns whole permutations (row i's
+/// new position at i). Local: the driver charges each PE 1/P of its time.
+result local(const sparse_matrix::serial& a, const sparse_matrix::serial& at);
 
 /// Shared by the asynchronous variants (aggregation reorders events, so rows record levels: one
 /// more than the deepest pivot that removed one of their columns). Deals out positions from the

@@ -18,4 +18,16 @@ std::int64_t selector(const sparse_matrix& l);    // actor/selector API, typed m
 std::int64_t lambda(const sparse_matrix& l);      // actor/selector API, lambda messages
 std::int64_t concurrent(const sparse_matrix& l);  // typed messages, handlers on every worker
 
+/// The rows of L a PE's share of the count reads (rows j of its nonzeros L[i][j] but the first of
+/// each row), copied to it before timing: CSR arrays, and for each of its nonzeros the row of the
+/// copy that holds its column's row (-1 for the first of a row, whose row is never read).
+struct rows_needed {
+  std::vector<std::int64_t> row_ptr, col_idx, copy_of;
+};
+/// Collective: the copy of the rows this PE's share needs (one exchange of requests, two of rows).
+rows_needed copy_rows_needed(const sparse_matrix& l);
+/// The floor: this PE's share of the count (its rows' wedges), naive's merges with local reads,
+/// in the copy. Returns this PE's count only (the PEs' counts add up to the whole).
+std::int64_t local(const sparse_matrix& l, const rows_needed& copy);
+
 }  // namespace mailroom::apps::triangles

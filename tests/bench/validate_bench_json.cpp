@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Validates the JSON that mailroom-bench wrote: it parses, and holds what the run asked for and
-// what it says (machine, PEs, sizes, seed, every repetition, consistent statistics, memory).
+// what it says (machine, PEs, sizes, seed, every repetition, consistent statistics, memory, each
+// variant's time against the local floor and its result).
 // Usage: validate_bench_json FILE APP PES REPS SEED VARIANT,VARIANT,...
 #include <nlohmann/json.hpp>
 
@@ -71,6 +72,11 @@ int main(int argc, char** argv) {
   expect(node_buffer >= 256 && node_buffer <= j["config"].value("buffer_bytes", -1LL),
          "node_buffer_bytes missing, below 256 or above buffer_bytes");
   const auto& vs = j["variants"];
+  // The floor's median, when local ran: every variant's vs_local is its median over this one.
+  const bool with_local = std::find(variants.begin(), variants.end(), "local") != variants.end();
+  double local_median = 0;
+  for (const auto& v : vs)
+    if (v.value("name", "") == "local") local_median = v.value("median_s", 0.0);
   expect(vs.is_array() && vs.size() == variants.size(), "variants has the wrong length");
   for (std::size_t i = 0; i < variants.size() && i < vs.size(); ++i) {
     const auto& v = vs[i];
@@ -92,6 +98,23 @@ int main(int argc, char** argv) {
     const double ops = j["sizes"].value("ops_per_pe", 1.0);
     expect(ns > 0 && std::abs(ns - med * 1e9 / ops) <= 1e-6 * ns, name + ": ns per op is off");
     expect(v.contains("speedup_vs_naive"), name + ": no speed-up over naive");
+    if (with_local) {
+      const double vs_local = v.value("vs_local", -1.0);
+      expect(vs_local > 0 && local_median > 0 &&
+                 std::abs(vs_local - med / local_median) <= 1e-9 * vs_local,
+             name + ": vs_local is missing, not positive or not its median over local's");
+      if (name == "local") expect(vs_local == 1.0, "local: vs_local is not 1");
+    } else {
+      expect(!v.contains("vs_local"), name + ": vs_local without a local variant");
+    }
+    // What the variant computed, from its output: a histogram's counts add up to every update.
+    expect(
+        v.contains("result") && v["result"].is_string() && !v["result"].get<std::string>().empty(),
+        name + ": no result");
+    if (std::string(argv[2]) == "histogram")
+      expect(v.value("result", "") ==
+                 "total " + std::to_string(j["sizes"].value("ops_per_pe", 0LL) * pes),
+             name + ": result is not the total of every PE's updates");
     // mailroom's counters: a histogram update is one message through mailroom in the conveyor
     // and selector variants, none in naive, counted again on each link it is forwarded over
     // (node routing); the links matrix adds up to the messages.
@@ -99,7 +122,8 @@ int main(int argc, char** argv) {
     const long long pes = j.value("pes", 0LL);
     const long long messages = t.value("messages", -1LL);
     const long long forwarded = t.value("forwarded_messages", -1LL);
-    const long long expected = name == "naive" ? 0 : j["sizes"].value("ops_per_pe", 0LL) * pes;
+    const bool no_mailroom = name == "naive" || name == "local";  // one-sided, or none at all
+    const long long expected = no_mailroom ? 0 : j["sizes"].value("ops_per_pe", 0LL) * pes;
     expect(forwarded >= 0 && messages - forwarded == expected,
            name + ": traffic.messages less the forwarded is " +
                std::to_string(messages - forwarded) + ", expected " + std::to_string(expected));
@@ -110,7 +134,7 @@ int main(int argc, char** argv) {
         net.value("buffers", -1LL) >= 0 && net.value("buffers", -1LL) <= t.value("buffers", -1LL),
         name + ": traffic.network.buffers out of range");
     const double fill = t.value("mean_fill", -1.0);
-    expect(name == "naive" ? fill == 0 : (fill > 0 && fill <= 1),
+    expect(no_mailroom ? fill == 0 : (fill > 0 && fill <= 1),
            name + ": traffic.mean_fill out of range");
     long long linked = 0;
     const auto& links = t["links"];
