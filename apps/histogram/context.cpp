@@ -14,13 +14,12 @@ void context(const problem& pb, symmetric_array<std::int64_t> counts) {
   };
   const int P = num_pes();
   mailroom::selector h{lambdas{}};
-  parallel_for_chunks(std::size_t{0}, pb.index.size(),
-                      [&h, &pb, counts, P](std::size_t lo, std::size_t hi) {
-                        auto out = h.with_context<0>(shared{counts});
-                        for (const std::int64_t g : std::span(pb.index).subspan(lo, hi - lo))
-                          out.send(pe(g % P),
-                                   [slot = g / P](const shared& c) { c.counts[slot] += 1; });
-                      });
+  parallel_for_chunks(
+      std::size_t{0}, pb.index.size(), [&h, &pb, counts, P](std::size_t lo, std::size_t hi) {
+        auto out = h.with_context<0>(shared{counts});
+        for (const std::int64_t g : std::span(pb.index).subspan(lo, hi - lo))
+          out.send(pe(g % P), [slot = g / P](const shared& c) { c.counts[slot] += 1; });
+      });
   h.done<0>();
   h.wait();
 }

@@ -19,11 +19,10 @@ void context(const problem& pb, symmetric_array<std::int64_t> table,
                         auto requests = ig.with_context<0>(shared{table, out, ig.ref()});
                         for (std::int64_t i = lo; i < hi; ++i) {
                           const std::int64_t g = pb.index[i];
-                          requests.send(pe(g % P),
-                                        [i, offset = g / P](const shared& c, pe from) {
-                                          const std::int64_t v = c.table[offset];
-                                          c.sel->send<1>(from, [o = c.out, i, v] { o[i] = v; });
-                                        });
+                          requests.send(pe(g % P), [i, offset = g / P](const shared& c, pe from) {
+                            const std::int64_t v = c.table[offset];
+                            c.sel->send<1>(from, [o = c.out, i, v] { o[i] = v; });
+                          });
                         }
                       });
   ig.done<0>();

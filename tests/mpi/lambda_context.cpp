@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
     const mr::pe dest(static_cast<int>(h % static_cast<unsigned>(P)));
     const std::int64_t slot = static_cast<std::int64_t>((h >> 20) % slots);
     if ((h >> 40) % 7 < 4) {
-      ones.send(dest, [=](const ctx_words& c) { c.table[static_cast<std::size_t>(slot)] += c.add; });
+      ones.send(dest,
+                [=](const ctx_words& c) { c.table[static_cast<std::size_t>(slot)] += c.add; });
       ++sent_ones;
     } else {
       millions.send(dest,
@@ -101,8 +102,9 @@ int main(int argc, char** argv) {
   // From pool workers (with MAILROOM_WORKERS > 1): staged, then pushed by worker 0.
   mr::parallel_for(std::int64_t{0}, n / 4, [&](std::int64_t k) {
     const std::int64_t slot = k % slots;
-    millions.send(mr::pe(static_cast<int>(k % P)),
-                  [=](const ctx_words& c) { c.table[static_cast<std::size_t>(slot)] += 2 * c.add; });
+    millions.send(mr::pe(static_cast<int>(k % P)), [=](const ctx_words& c) {
+      c.table[static_cast<std::size_t>(slot)] += 2 * c.add;
+    });
   });
   sel.done<0>();
   sel.wait();
@@ -118,15 +120,17 @@ int main(int argc, char** argv) {
   std::int64_t got[5];
   for (int k = 0; k < 5; ++k) got[k] = sum_over_pes(sums[static_cast<std::size_t>(k)]);
   const std::int64_t per = std::int64_t{P} * (n / 4);
-  EXPECT(got[from_bad] == 0 && got[from_ok] == per, "senders: %lld right, %lld wrong, expected %lld",
-         static_cast<long long>(got[from_ok]), static_cast<long long>(got[from_bad]),
-         static_cast<long long>(per));
+  EXPECT(got[from_bad] == 0 && got[from_ok] == per,
+         "senders: %lld right, %lld wrong, expected %lld", static_cast<long long>(got[from_ok]),
+         static_cast<long long>(got[from_bad]), static_cast<long long>(per));
   std::int64_t padded_want = 0;
   for (std::int64_t k = 0; k < n / 4; ++k) padded_want += (k % 5) * 3;
   EXPECT(got[padded] == std::int64_t{P} * padded_want, "padded closures sum to %lld, expected %lld",
-         static_cast<long long>(got[padded]), static_cast<long long>(std::int64_t{P} * padded_want));
+         static_cast<long long>(got[padded]),
+         static_cast<long long>(std::int64_t{P} * padded_want));
   EXPECT(got[odd_ctx] == std::int64_t{P} * (n / 8) * 6, "odd contexts sum to %lld, expected %lld",
-         static_cast<long long>(got[odd_ctx]), static_cast<long long>(std::int64_t{P} * (n / 8) * 6));
+         static_cast<long long>(got[odd_ctx]),
+         static_cast<long long>(std::int64_t{P} * (n / 8) * 6));
   EXPECT(got[large] == std::int64_t{P} * (n / 8) * 190, "large closures sum to %lld, expected %lld",
          static_cast<long long>(got[large]),
          static_cast<long long>(std::int64_t{P} * (n / 8) * 190));
