@@ -23,14 +23,18 @@
 
 namespace mailroom::apps {
 
-namespace {
-
-// Before MPI is up the rank is only in the launcher's environment; print on rank 0 only.
 bool launcher_rank_zero() {
   for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
     if (const char* s = std::getenv(v)) return std::string_view(s) == "0";
   return true;
 }
+
+void usage_error(const std::string& what) {
+  if (launcher_rank_zero()) std::fprintf(stderr, "mailroom-bench: error: %s\n", what.c_str());
+  std::exit(2);
+}
+
+namespace {
 
 struct settings {
   std::string app;
@@ -72,12 +76,6 @@ std::string hostname() {
   char name[256] = {};
   if (gethostname(name, sizeof name - 1) != 0) return "unknown";
   return name;
-}
-
-// Fails with a one-line message and status 2, as every command-line error does.
-[[noreturn]] void usage_error(const std::string& what) {
-  if (launcher_rank_zero()) std::fprintf(stderr, "mailroom-bench: error: %s\n", what.c_str());
-  std::exit(2);
 }
 
 // The round trip between PE 0 and the last PE before and after the timed repetitions.

@@ -88,6 +88,13 @@ app_info reductions_app();
 /// mailroom-bench's main.
 int run_driver(int argc, char** argv);
 
+/// Before MPI is up the rank is only in the launcher's environment: true on its rank 0 (or
+/// without a launcher), so that one PE prints.
+bool launcher_rank_zero();
+/// Fails with "mailroom-bench: error: WHAT" (on rank 0) and status 2, as every command-line
+/// error of mailroom-bench does.
+[[noreturn]] void usage_error(const std::string& what);
+
 /// Collective: sends every value to PE owner(value) in one all-to-all; returns the values that
 /// came to this PE. What the checkers count with, in memory that grows with the data, not P.
 std::vector<std::int64_t> to_owners(const std::vector<std::int64_t>& values,

@@ -4,6 +4,8 @@
 // apps' times can be set against what this machine's memory delivers.
 #include "common/stream.hpp"
 
+#include "common/driver.hpp"
+
 #include <mailroom/mailroom.hpp>
 #include <mailroom/simulate.hpp>
 
@@ -69,13 +71,6 @@ void run_kernel(std::size_t k, arrays& x) {
   }
 }
 
-// Before MPI is up only the launcher's environment knows the rank (as in driver.cpp).
-bool launcher_rank_zero() {
-  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
-    if (const char* s = std::getenv(v)) return std::string_view(s) == "0";
-  return true;
-}
-
 // The PEs the launcher put on this node (1 when it does not say), for the memory check.
 std::int64_t launcher_pes_on_node() {
   for (const char* v : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
@@ -83,12 +78,8 @@ std::int64_t launcher_pes_on_node() {
   return 1;
 }
 
-// Fails with a one-line message and status 2, as every command-line error of mailroom-bench does.
-[[noreturn]] void usage_error(const std::string& what) {
-  if (launcher_rank_zero())
-    std::fprintf(stderr, "mailroom-bench: error: stream: %s\n", what.c_str());
-  std::exit(2);
-}
+// A command-line error of the stream subcommand (driver.hpp: usage_error).
+[[noreturn]] void stream_error(const std::string& what) { usage_error("stream: " + what); }
 
 // The largest data cache of CPU 0, in bytes (0: unknown). Linux's /sys first: it gives the cache
 // a core can use (on AMD, the L3 of one core complex), where glibc's sysconf may give the sum over
@@ -205,10 +196,10 @@ int run_stream(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::string what = e.what();
     if (auto nl = what.find('\n'); nl != std::string::npos) what.resize(nl);
-    usage_error(what + " (see stream --help)");
+    stream_error(what + " (see stream --help)");
   }
   if (simulated())
-    usage_error(
+    stream_error(
         "it measures this computer's memory: unset MAILROOM_SIM (a simulated machine's clock is "
         "not this computer's)");
   if (bytes < 0) bytes = default_bytes;
@@ -219,7 +210,7 @@ int run_stream(int argc, char** argv) {
   const double have =
       static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
   if (need > have)
-    usage_error(
+    stream_error(
         fmt::format("3 arrays of {} on each of {} PEs need about {:.1f} GiB on this node; "
                     "it has {:.1f} GiB",
                     mib(bytes), launcher_pes_on_node(), need / (1 << 30), have / (1 << 30)));

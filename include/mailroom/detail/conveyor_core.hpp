@@ -836,44 +836,40 @@ class conveyor_core {
                                          const std::uint32_t& tag, const void* constant,
                                          record_words<Wl> varying) noexcept {
     constexpr std::size_t W = Wc + Wl;
-    record_words<W> c;
-    std::memcpy(c.data(), constant, 8 * Wc);
-    std::memcpy(c.data() + Wc, varying.data(), 8 * Wl);
-    if (&ln == &always_full_lane_) return push_delta_routed<W>(dest, tag, c);
+    if (&ln == &always_full_lane_) {
+      record_words<W> c;
+      std::memcpy(c.data(), constant, 8 * Wc);
+      std::memcpy(c.data() + Wc, varying.data(), 8 * Wl);
+      return push_delta_routed<W>(dest, tag, c);
+    }
     fill& f = ln.f;
     if (ln.open != key || f.used() + 8 * Wl > capacity_) {
       constexpr std::size_t worst = k_delta_run_header + 8 * W;
       if (f.used() + worst > capacity_ && !make_room(dest, worst)) return false;
-      open_bound_run<Wc, Wl>(ln, tag, key, c.data());
+      open_bound_run<Wc, Wl>(ln, tag, key, constant);
     }
-    std::memcpy(f.buf + f.used(), c.data() + Wc, 8 * Wl);
+    std::memcpy(f.buf + f.used(), varying.data(), 8 * Wl);
     f.add(8 * Wl, 1);
     return true;
   }
-  // Opens a run of `tag` whose constant words are the record's first Wc (for push_bound, under
-  // `key`), closing the one before.
+  // Opens a run of `tag` under `key` whose constant words are the Wc of `constant` and whose
+  // records are Wl words each, closing the one before. Only push_bound continues it (no other
+  // push's key is `key`), so the run state that push_delta's runs keep is not needed.
   template <std::size_t Wc, std::size_t Wl>
   static void open_bound_run(lane& ln, const std::uint32_t& tag, std::uintptr_t key,
-                             const std::uint64_t* words) noexcept {
-    constexpr std::size_t W = Wc + Wl;
-    constexpr std::uint32_t vary = ((std::uint32_t{1} << W) - 1) & ~((std::uint32_t{1} << Wc) - 1);
+                             const void* constant) noexcept {
+    constexpr std::uint32_t vary =
+        ((std::uint32_t{1} << (Wc + Wl)) - 1) & ~((std::uint32_t{1} << Wc) - 1);
     close_run(ln);
     fill& f = ln.f;
-    run_state& rs = ln.rs;
     std::byte* h = f.buf + f.used();
     const std::uint32_t header[4] = {tag, 0, vary, 0};
     std::memcpy(h, header, sizeof header);
-    std::memcpy(h + k_delta_run_header, words, 8 * Wc);
+    std::memcpy(h + k_delta_run_header, constant, 8 * Wc);
     ln.open = key;
-    rs.last = key;
-    rs.count_at = f.used() + 4;
-    rs.items_before = f.items();
-    rs.vary = vary;
-    rs.varying = static_cast<std::uint32_t>(Wl);
-    for (std::size_t k = 0; k < W; ++k) {
-      base_of<W>(ln)[k] = words[k];
-      rs.pos[k] = static_cast<std::uint8_t>(k < Wl ? Wc + k : k - Wl);
-    }
+    ln.rs.last = key;
+    ln.rs.count_at = f.used() + 4;
+    ln.rs.items_before = f.items();
     f.set_used(f.used() + static_cast<std::uint32_t>(k_delta_run_header + 8 * Wc));
   }
   [[gnu::noinline]] bool push_whole_routed(int dest, const std::uint32_t& tag, const void* payload,
