@@ -41,8 +41,8 @@ class histogram_bench final : public kernel_bench {
       histogram::selector(pb_, counts_);
     else if (v == "lambda")
       histogram::lambda(pb_, counts_);
-    else if (v == "context")
-      histogram::context(pb_, counts_);
+    else if (v == "bound")
+      histogram::bound(pb_, counts_);
     else if (v == "local")
       histogram::local(pb_, counts_);
   }
@@ -76,7 +76,7 @@ app_info histogram_app() {
                1'000,
                10'000,
                100,
-               {"naive", "bsp", "conveyor", "selector", "lambda", "context", "local"},
+               {"naive", "bsp", "conveyor", "selector", "lambda", "bound", "local"},
                [] { return std::make_unique<histogram_bench>(); }};
   app.local_floor = "the same loop on this PE's own table (offset g / P): no communication";
   return app;

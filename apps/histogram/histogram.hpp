@@ -24,8 +24,8 @@ void bsp(const problem& pb, symmetric_array<std::int64_t> counts);       // MPI_
 void conveyor(const problem& pb, symmetric_array<std::int64_t> counts);  // mailroom::conveyor loop
 void selector(const problem& pb, symmetric_array<std::int64_t> counts);  // typed actor messages
 void lambda(const problem& pb, symmetric_array<std::int64_t> counts);    // lambda messages
-// lambda messages with a shared context (selector::with_context)
-void context(const problem& pb, symmetric_array<std::int64_t> counts);
+// lambda messages bound to one handler (selector::bind)
+void bound(const problem& pb, symmetric_array<std::int64_t> counts);
 /// The floor: the same loop with no communication, every update applied to this PE's table at
 /// offset g / P. Afterwards counts holds this PE's own updates only.
 void local(const problem& pb, symmetric_array<std::int64_t> counts);

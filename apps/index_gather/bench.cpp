@@ -35,8 +35,8 @@ class index_gather_bench final : public kernel_bench {
       index_gather::selector(pb_, table_, out_);
     else if (v == "lambda")
       index_gather::lambda(pb_, table_, out_);
-    else if (v == "context")
-      index_gather::context(pb_, table_, out_);
+    else if (v == "bound")
+      index_gather::bound(pb_, table_, out_);
     else if (v == "gather")
       index_gather::gather(pb_, table_, out_);
     else if (v == "local")
@@ -83,7 +83,7 @@ app_info index_gather_app() {
                100'000,
                10'000,
                1'000,
-               {"naive", "bsp", "conveyor", "selector", "lambda", "context", "gather", "local"},
+               {"naive", "bsp", "conveyor", "selector", "lambda", "bound", "gather", "local"},
                [] { return std::make_unique<index_gather_bench>(); }};
   app.local_floor = "the same loop reading this PE's own table (offset g / P): no communication";
   return app;

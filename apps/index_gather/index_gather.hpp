@@ -30,9 +30,9 @@ void selector(const problem& pb, symmetric_array<std::int64_t> table,
               symmetric_array<std::int64_t> out);  // request/reply selector, typed messages
 void lambda(const problem& pb, symmetric_array<std::int64_t> table,
             symmetric_array<std::int64_t> out);  // lambda messages
-// lambda messages with a shared context (selector::with_context)
-void context(const problem& pb, symmetric_array<std::int64_t> table,
-             symmetric_array<std::int64_t> out);
+// lambda messages bound to one handler (selector::bind)
+void bound(const problem& pb, symmetric_array<std::int64_t> table,
+           symmetric_array<std::int64_t> out);
 void gather(const problem& pb, symmetric_array<std::int64_t> table,
             symmetric_array<std::int64_t> out);  // mailroom::gather (aggregated reads)
 /// The floor: the same loop reading this PE's own table at offset index[i] / P.

@@ -540,18 +540,54 @@ class mailbox_impl<lambdas, Sel> final : public mailbox_base {
   Sel* self_;
 };
 
-/// What a context send (selector::with_context) carries: the context, then the closure, called
-/// as fn(ctx, from) or fn(ctx).
-template <class Ctx, class L>
-struct context_message {
-  Ctx ctx;
-  L fn;
-  void operator()(pe from) const {
-    if constexpr (std::is_invocable_v<const L&, const Ctx&, pe>)
-      fn(ctx, from);
-    else
-      fn(ctx);
+/// What a bound send (selector::bind) carries: the handler, then the item, called as
+/// fn(item, from, self), fn(item, from) or fn(item), the first the handler takes.
+template <class H, class T, class Sel>
+struct bound_message {
+  [[no_unique_address]] H fn;
+  T item;
+  void operator()(pe from, Sel& self) const
+    requires std::is_invocable_v<const H&, const T&, pe, Sel&>
+  {
+    fn(item, from, self);
   }
+  void operator()(pe from) const
+    requires(!std::is_invocable_v<const H&, const T&, pe, Sel&> &&
+             std::is_invocable_v<const H&, const T&, pe>)
+  {
+    fn(item, from);
+  }
+  void operator()() const
+    requires(!std::is_invocable_v<const H&, const T&, pe, Sel&> &&
+             !std::is_invocable_v<const H&, const T&, pe> &&
+             std::is_invocable_v<const H&, const T&>)
+  {
+    fn(item);
+  }
+};
+
+/// The item type of a bound handler: its first parameter, when its call operator is not a
+/// template (void otherwise: the caller names it).
+template <class F>
+struct first_parameter {
+  using type = void;
+};
+template <class C, class R, class A, class... Rest>
+struct first_parameter<R (C::*)(A, Rest...) const> {
+  using type = std::remove_cvref_t<A>;
+};
+template <class C, class R, class A, class... Rest>
+struct first_parameter<R (C::*)(A, Rest...) const noexcept> {
+  using type = std::remove_cvref_t<A>;
+};
+template <class H>
+struct handler_item {
+  using type = void;
+};
+template <class H>
+  requires requires { &H::operator(); }
+struct handler_item<H> {
+  using type = typename first_parameter<decltype(&H::operator())>::type;
 };
 
 }  // namespace detail
@@ -725,112 +761,123 @@ class selector {
     }
   }
 
-  /// The sends of selector::with_context: copyable, cheap to keep for a send loop.
-  template <std::size_t I, class Ctx>
-  class context_sender {
-    // A context of whole words, and at most 16 words with the closure: pushed as one run per
-    // sender (conveyor_core::push_bound). Otherwise sent as send<I> would.
-    static constexpr bool k_words = sizeof(Ctx) % 8 == 0 && alignof(Ctx) <= 8;
-    static constexpr std::size_t Wc = sizeof(Ctx) / 8;
-    template <class L>
-    static constexpr bool bound =
-        k_words && alignof(L) <= 8 && detail::lambda_delta_coded<detail::context_message<Ctx, L>> &&
-        detail::lambda_words<detail::context_message<Ctx, L>> == Wc + detail::lambda_words<L>;
+  /// The sends of selector::bind: copyable, cheap to keep for a send loop.
+  template <std::size_t I, class T, class H>
+  class bound_sender {
+    using M = detail::bound_message<H, T, selector>;
+    using owner = detail::lambda_owner<M, selector>;
+    using core = detail::conveyor_core;
+    static constexpr std::size_t Wc = std::is_empty_v<H> ? 0 : sizeof(H) / 8;
+    static constexpr std::size_t Wl = detail::lambda_words<T>;
+    // A handler of whole 8-byte words (or none), and at most 16 words with the item: pushed as
+    // one run per sender (conveyor_core::push_bound). Otherwise sent as send<I> would.
+    static constexpr bool k_bound =
+        (std::is_empty_v<H> || (sizeof(H) % 8 == 0 && alignof(H) <= 8)) && alignof(T) <= 8 &&
+        detail::lambda_delta_coded<M> && detail::lambda_words<M> == Wc + Wl;
 
    public:
-    /// Sends the closure to mailbox I on PE `dest`, where it is called as fn(ctx, from) or
-    /// fn(ctx). As `selector::send<I>` otherwise: it may run handlers while `dest` has too few
-    /// credits, and from a pool worker it is staged.
-    template <class L>
-    [[gnu::always_inline]] void send(pe dest, const L& fn,
+    /// Sends `item` to mailbox I on PE `dest`, where the handler is called with it. As
+    /// `selector::send<I>` otherwise: it may run handlers while `dest` has too few credits, and
+    /// from a pool worker it is staged.
+    [[gnu::always_inline]] void send(pe dest, const T& item,
                                      source_location loc = source_location::current()) {
-      static_assert(std::is_trivially_copyable_v<L>,
-                    "lambda message must be trivially copyable: capture by value only plain "
-                    "data, pointers into symmetric memory (symmetric_array) and mailroom handles");
-      static_assert(std::is_invocable_v<const L&, const Ctx&, pe> ||
-                        std::is_invocable_v<const L&, const Ctx&>,
-                    "with_context: the lambda message must be callable as "
-                    "[=](const Ctx& c) { ... } or [=](const Ctx& c, mailroom::pe from) { ... }");
-      using M = detail::context_message<Ctx, L>;
-      if constexpr (bound<L>) {
-        constexpr std::size_t Wl = detail::lambda_words<L>;
-        static_cast<void>(&detail::lambda_registered<M, void>);  // registers M at static init
+      if constexpr (k_bound) {
+        static_cast<void>(&detail::lambda_registered<M, owner>);  // registers M at static init
         auto& box = *std::get<I>(sel_->boxes_);
         if (MAILROOM_UNLIKELY(!sel_->admitted(box, dest)))
-          return sel_->stage_lambda(box, I, dest.rank(), M{ctx_, fn}, loc);
-        const std::uint32_t& id = detail::lambda_entry_of<M, void>.wire_id;
-        // This sender's runs of M (conveyor_core::next_bound_key). (Its base is held as a
-        // pointer, and the id is 4 bytes: a word the push stores cannot alias either, so the
-        // send loop keeps the key in a register.)
-        const auto key = reinterpret_cast<std::uintptr_t>(key_) + std::uintptr_t{32} * id;
-        if constexpr (sizeof(L) == Wl * 8 && !detail::lambda_padded<L>) {
-          if (MAILROOM_UNLIKELY(
-                  !box.conveyor.template push_bound<Wc, Wl>(dest.rank(), key, id, words_, &fn)))
-            blocked<Wl>(box.conveyor, dest.rank(), id, &fn);
+          return sel_->stage_lambda(box, I, dest.rank(), M{h_, item}, loc);
+        // The id by reference (read on slow paths only); the key, the handler's words and the
+        // selector are members that no call sees, so the send loop keeps them in registers.
+        const std::uint32_t& id = detail::lambda_entry_of<M, owner>.wire_id;
+        if constexpr (sizeof(T) == Wl * 8 && !detail::lambda_padded<T>) {
+          if (MAILROOM_UNLIKELY(!box.conveyor.template push_bound<Wc, Wl>(dest.rank(), key_, id,
+                                                                          words_, &item, step_)))
+            blocked(box.conveyor, dest.rank(), id, &item);
         } else {
-          alignas(L) alignas(8) std::byte words[Wl * 8];
-          detail::closure_words(fn, words);
-          if (MAILROOM_UNLIKELY(
-                  !box.conveyor.template push_bound<Wc, Wl>(dest.rank(), key, id, words_, words)))
-            blocked<Wl>(box.conveyor, dest.rank(), id, words);
+          alignas(T) alignas(8) std::byte words[Wl * 8];
+          detail::closure_words(item, words);
+          if (MAILROOM_UNLIKELY(!box.conveyor.template push_bound<Wc, Wl>(dest.rank(), key_, id,
+                                                                          words_, words, step_)))
+            blocked(box.conveyor, dest.rank(), id, words);
         }
       } else {
-        sel_->template send<I>(dest, M{ctx_, fn}, loc);
+        sel_->template send<I>(dest, M{h_, item}, loc);
       }
     }
-    /// The context every message of this sender carries.
-    [[nodiscard]] const Ctx& context() const noexcept { return ctx_; }
+    /// The handler.
+    [[nodiscard]] const H& handler() const noexcept { return h_; }
 
    private:
     friend class selector;
-    context_sender(selector& sel, const Ctx& ctx)
-        : sel_(&sel),
-          ctx_(ctx),
-          key_(reinterpret_cast<const void*>(detail::conveyor_core::next_bound_key())) {
-      if constexpr (k_words) detail::closure_words(ctx_, words_);
+    bound_sender(selector& sel, const H& h) : sel_(&sel), h_(h) {
+      if constexpr (k_bound) {
+        key_ = core::next_bound_key();
+        if constexpr (Wc > 0) detail::closure_words(h_, words_);
+        std::uint64_t step = core::bound_step<Wl>();
+#if defined(__GNUC__)
+        asm("" : "+r"(step));  // a value the compiler keeps in a register (push_bound)
+#endif
+        step_ = step;
+      }
     }
-    // A send blocked on credits: its words as scalars (or, larger, by value), so that the fast
-    // path need not keep the closure in memory.
-    template <std::size_t Wl>
-    [[gnu::always_inline]] void blocked(detail::conveyor_core& c, int dest, const std::uint32_t& id,
+    // A send blocked on credits: its words by value (as scalars when few), so that the fast
+    // path need not keep the item, or this sender, in memory.
+    [[gnu::always_inline]] void blocked(core& c, int dest, const std::uint32_t& id,
                                         const void* varying) {
-      using detail::conveyor_core;
-      if constexpr (Wl <= conveyor_core::k_unrolled_delta_words)
-        conveyor_core::with_words<Wl>(varying,
-                                      [&](auto... w) { blocked_record<Wl>(c, dest, id, {w...}); });
+      if constexpr (Wl <= core::k_unrolled_delta_words)
+        core::with_words<Wl>(varying, [&](auto... w) {
+          blocked_record(c, dest, key_, id, core::words_of<Wc>(words_), {w...});
+        });
       else
-        blocked_record<Wl>(c, dest, id, conveyor_core::words_of<Wl>(varying));
+        blocked_record(c, dest, key_, id, core::words_of<Wc>(words_), core::words_of<Wl>(varying));
     }
-    template <std::size_t Wl>
-    [[gnu::noinline]] void blocked_record(detail::conveyor_core& c, int dest,
-                                          const std::uint32_t& id,
-                                          detail::conveyor_core::record_words<Wl> v) {
+    [[gnu::noinline]] static void blocked_record(core& c, int dest, std::uintptr_t key,
+                                                 const std::uint32_t& id,
+                                                 core::record_words<Wc> constant,
+                                                 core::record_words<Wl> v) {
       const detail::credit_wait timer(c);
-      const auto key = reinterpret_cast<std::uintptr_t>(key_) + std::uintptr_t{32} * id;
       do detail::scheduler::progress_blocked();
-      while (!c.template push_bound<Wc, Wl>(dest, key, id, words_, v.data()));
+      while (!c.template push_bound<Wc, Wl>(dest, key, id, constant.data(), v.data(),
+                                            core::bound_step<Wl>()));
     }
     selector* sel_;
-    Ctx ctx_;
-    const void* key_;
-    alignas(8) std::byte words_[k_words ? sizeof(Ctx) : 8] = {};  // ctx_'s words
+    std::uintptr_t key_ = 0;
+    std::uint64_t step_ = 0;
+    [[no_unique_address]] H h_;
+    alignas(8) std::byte words_[Wc > 0 ? Wc * 8 : 8] = {};  // h_'s words
   };
 
-  /// Lambda messages to mailbox I that share `ctx`, a context of the send loop (the arrays, the
-  /// selector_ref and the constants every message uses): `auto out = sel.with_context<I>(ctx);`
-  /// then `out.send(dest, [=](const Ctx& c) { ... })` or `[=](const Ctx& c, mailroom::pe from)`,
-  /// the closure capturing only what changes from one message to the next. The context
-  /// crosses the wire once per run of messages, not per message, and the sender compares no
-  /// capture per message (`send<I>` compares each with the run's). Fastest with a context of
-  /// whole 8-byte words and a closure of at most 16 words in all; otherwise sent as `send<I>`
-  /// would. ctx must be trivially copyable; the sender keeps a copy, and the selector must
-  /// outlive it.
-  template <std::size_t I, class Ctx>
+  /// Messages to lambda mailbox I that are all handled by `handler`, each with its own item: a
+  /// typed mailbox made where the sends are. `auto inc = sel.bind<I>([counts](std::int64_t
+  /// slot) { counts[slot] += 1; });` then `inc.send(dest, slot)`. The handler is called on the
+  /// owner as handler(item, from, self), handler(item, from) or handler(item), the first it
+  /// takes (as a typed handler is); T is its first parameter's type unless given (it must be,
+  /// for a generic lambda: `sel.bind<I, T>(...)`). Its captures (the arrays, the constants every
+  /// message uses) cross the wire once per run of messages, the items once each, and the
+  /// sender compares nothing per message: as fast as a typed send, when the handler's captures
+  /// are whole 8-byte words and handler and item together at most 16 words (otherwise sent as
+  /// `send<I>` would). Handler and item must be trivially copyable; the selector must outlive
+  /// the sender.
+  template <std::size_t I, class T = void, class H>
     requires(I < size && std::is_void_v<message_type<I>>)
-  [[nodiscard]] context_sender<I, Ctx> with_context(const Ctx& ctx) {
-    static_assert(std::is_trivially_copyable_v<Ctx>,
-                  "with_context: the context must be trivially copyable (it travels by value)");
-    return context_sender<I, Ctx>(*this, ctx);
+  [[nodiscard]] auto bind(const H& handler) {
+    using Item = std::conditional_t<std::is_void_v<T>, typename detail::handler_item<H>::type, T>;
+    static_assert(!std::is_void_v<Item>,
+                  "bind: name the item type (sel.bind<I, T>(handler)): it cannot be deduced from a "
+                  "handler whose call operator is a template (auto parameters)");
+    if constexpr (!std::is_void_v<Item>) {
+      using M = detail::bound_message<H, Item, selector>;
+      static_assert(std::is_trivially_copyable_v<H>,
+                    "bind: the handler must be trivially copyable: capture by value only plain "
+                    "data, pointers into symmetric memory (symmetric_array) and mailroom handles");
+      static_assert(std::is_trivially_copyable_v<Item>,
+                    "bind: the item must be trivially copyable (it travels by value)");
+      static_assert(detail::lambda_callable<M, selector>,
+                    "bind: the handler must be callable as (T item), (T item, mailroom::pe from) "
+                    "or (T item, mailroom::pe from, auto& self)");
+      static_assert(sizeof(M) <= 4096, "bind: handler and item larger than 4 KiB: capture less");
+      return bound_sender<I, Item, H>(*this, handler);
+    }
   }
 
   /// A mailbox index I out of range: a compile-time error that says so (not a failed overload).

@@ -41,15 +41,11 @@ void conveyor_core::idle_poll(bool idle) noexcept { exchange::get().idle_poll(id
 int conveyor_core::job_pes() noexcept { return exchange::get().pes(); }
 
 std::uintptr_t conveyor_core::next_bound_key() noexcept {
-  // A sender's runs of the closure type of wire id t have key base + 32 t: the bases are
-  // 32 x (the number of closure types) apart, so no two senders' keys meet. (Per process: the
-  // simulated machine's PEs share the count, and need only tell keys apart.)
+  // (Per process: the simulated machine's PEs share the count, and need only tell keys apart.)
   static std::atomic<std::uintptr_t> next{0};
-  const std::uintptr_t stride = std::uintptr_t{32} * std::max<std::uint32_t>(g_lambda_count, 1);
   const std::uintptr_t n = next.fetch_add(1, std::memory_order_relaxed) + 1;
-  MAILROOM_CHECK(n < (k_bound_key - 1) / stride, "more than {} context senders in one process",
-                 (k_bound_key - 1) / stride);
-  return k_bound_key | n * stride;
+  MAILROOM_CHECK(n < k_bound_key, "more than {} bound senders in one process", k_bound_key - 1);
+  return k_bound_key | n;
 }
 
 inline bool conveyor_core::take_from_pool(std::size_t l) noexcept {

@@ -214,45 +214,53 @@ class conveyor_core {
     return true;
   }
 
-  /// A context sender's base key (push_bound): its runs of the closure type of wire id t have
-  /// key base + 32 t, unique in the process among senders and types, and never a tag's address
-  /// plus its varying words, which lie below k_bound_key (user space is below 2^63). Needs the
-  /// lambda registry numbered (the runtime started).
+  /// A bound sender's key (push_bound): unique in the process, and never a tag's address plus
+  /// its varying words, which lie below k_bound_key (user space is below 2^63).
   [[nodiscard]] static std::uintptr_t next_bound_key() noexcept;
   /// A record of Wc + Wl words: Wc constant ones (`constant`), the same for every record pushed
   /// with `key`, then Wl that vary (`varying`). A run of `key` carries the constant words once,
   /// so the push compares no word: on the lane's open run of its key it writes the Wl words, as a
   /// typed push writes its item, and otherwise opens such a run. The receiver decodes it as any
-  /// run of `tag` (the varying words are the set Wc..Wc+Wl-1). Requires a conveyor constructed
-  /// with delta records.
+  /// run of `tag` (the varying words are the set Wc..Wc+Wl-1). One key, one tag. Requires a
+  /// conveyor constructed with delta records.
+  /// `step` is bound_step<Wl>(), passed by the caller: a bound sender holds it as a value the
+  /// compiler does not know, so that the send loop keeps it in a register (as a constant it
+  /// rebuilds it on every message, an instruction more than a typed push).
   template <std::size_t Wc, std::size_t Wl>
   [[nodiscard, gnu::always_inline]] bool push_bound(int dest, std::uintptr_t key,
                                                     const std::uint32_t& tag, const void* constant,
-                                                    const void* varying) noexcept {
+                                                    const void* varying,
+                                                    std::uint64_t step) noexcept {
     static_assert(Wc + Wl <= k_delta_words && Wl >= 1);
     MAILROOM_ASSERT(!lanes_.empty());  // a conveyor constructed with delta records
     lane& ln = by_dest_lane_[static_cast<std::size_t>(dest) & dest_mask_];
     fill& f = ln.f;
-    const std::uint64_t state = f.state;
-    constexpr std::uint32_t bytes = 8 * Wl;
+    const std::size_t used = f.used();
+    constexpr std::size_t bytes = 8 * Wl;
     // With node routing every destination maps to always_full_lane_, whose run is never open.
-    if (MAILROOM_UNLIKELY(ln.open != key ||
-                          static_cast<std::uint32_t>(state) + bytes > capacity_)) {
+    if (MAILROOM_UNLIKELY(used + bytes > capacity_ || ln.open != key)) {
       // The words by value (as scalars when few): their address passed out of line would keep
       // the closure in memory on the fast path.
       if constexpr (Wl <= k_unrolled_delta_words)
         return with_words<Wl>(varying, [&](auto... w) {
-          return push_bound_slow<Wc, Wl>(ln, dest, key, tag, constant, record_words<Wl>{w...});
+          return push_bound_slow<Wc, Wl>(ln, dest, key, tag, words_of<Wc>(constant),
+                                         record_words<Wl>{w...});
         });
       else
-        return push_bound_slow<Wc, Wl>(ln, dest, key, tag, constant, words_of<Wl>(varying));
+        return push_bound_slow<Wc, Wl>(ln, dest, key, tag, words_of<Wc>(constant),
+                                       words_of<Wl>(varying));
     }
-    std::byte* out = f.buf + static_cast<std::uint32_t>(state);
-    f.state = state + fill::packed(bytes, 1);
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      (put_word(out + 8 * K, word_at(varying, K)), ...);
-    }(std::make_index_sequence<Wl>{});
+    // As a typed push: the words at the end, then one addition to the fill's state in memory.
+    std::memcpy(f.buf + used, varying, bytes);
+    MAILROOM_ASSERT(step == bound_step<Wl>());
+    f.state += step;
     return true;
+  }
+
+  /// What a push_bound of Wl words adds to its fill's state.
+  template <std::size_t Wl>
+  [[nodiscard]] static constexpr std::uint64_t bound_step() noexcept {
+    return fill::packed(8 * Wl, 1);
   }
 
   /// Calls fn(w0, ..., w{W-1}) with the record's words as scalars: how the slow paths get a
@@ -270,8 +278,8 @@ class conveyor_core {
   using record_words = std::array<std::uint64_t, W>;
   template <std::size_t W>
   [[nodiscard]] static record_words<W> words_of(const void* words) noexcept {
-    record_words<W> c;
-    std::memcpy(c.data(), words, sizeof c);
+    record_words<W> c{};
+    if constexpr (W > 0) std::memcpy(c.data(), words, 8 * W);
     return c;
   }
 
@@ -830,15 +838,16 @@ class conveyor_core {
     return put_record(li, tag, static_cast<std::uint32_t>(dest), c.data(), 8 * W, false);
   }
   // push_bound's slow path: a lane without its key's run open, or without room for the record.
-  // Routed, the record goes as a push_delta's would.
+  // Routed, the record goes as a push_delta's would. (The constant words by value: their
+  // address would make the bound sender's memory escape, and the send loop reload its key.)
   template <std::size_t Wc, std::size_t Wl>
   [[gnu::noinline]] bool push_bound_slow(lane& ln, int dest, std::uintptr_t key,
-                                         const std::uint32_t& tag, const void* constant,
+                                         const std::uint32_t& tag, record_words<Wc> constant,
                                          record_words<Wl> varying) noexcept {
     constexpr std::size_t W = Wc + Wl;
     if (&ln == &always_full_lane_) {
       record_words<W> c;
-      std::memcpy(c.data(), constant, 8 * Wc);
+      if constexpr (Wc > 0) std::memcpy(c.data(), constant.data(), 8 * Wc);
       std::memcpy(c.data() + Wc, varying.data(), 8 * Wl);
       return push_delta_routed<W>(dest, tag, c);
     }
@@ -857,7 +866,7 @@ class conveyor_core {
   // push's key is `key`), so the run state that push_delta's runs keep is not needed.
   template <std::size_t Wc, std::size_t Wl>
   static void open_bound_run(lane& ln, const std::uint32_t& tag, std::uintptr_t key,
-                             const void* constant) noexcept {
+                             const record_words<Wc>& constant) noexcept {
     constexpr std::uint32_t vary =
         ((std::uint32_t{1} << (Wc + Wl)) - 1) & ~((std::uint32_t{1} << Wc) - 1);
     close_run(ln);
@@ -865,7 +874,7 @@ class conveyor_core {
     std::byte* h = f.buf + f.used();
     const std::uint32_t header[4] = {tag, 0, vary, 0};
     std::memcpy(h, header, sizeof header);
-    std::memcpy(h + k_delta_run_header, constant, 8 * Wc);
+    if constexpr (Wc > 0) std::memcpy(h + k_delta_run_header, constant.data(), 8 * Wc);
     ln.open = key;
     ln.rs.last = key;
     ln.rs.count_at = f.used() + 4;
