@@ -21,8 +21,9 @@ void bound(const problem& pb, symmetric_array<std::int64_t> table,
                               const std::int64_t v = table[q.offset];
                               self.template send<1>(from, [out, i = q.i, v] { out[i] = v; });
                             });
+                        const std::int64_t* index = pb.index.data();
                         for (std::int64_t i = lo; i < hi; ++i) {
-                          const std::int64_t g = pb.index[i];
+                          const std::int64_t g = index[i];
                           requests.send(pe(g % P), request{i, g / P});
                         }
                       });

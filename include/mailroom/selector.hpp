@@ -786,18 +786,18 @@ class selector {
         auto& box = *std::get<I>(sel_->boxes_);
         if (MAILROOM_UNLIKELY(!sel_->admitted(box, dest)))
           return sel_->stage_lambda(box, I, dest.rank(), M{h_, item}, loc);
-        // The id by reference (read on slow paths only); the key, the handler's words and the
-        // selector are members that no call sees, so the send loop keeps them in registers.
+        // The id by reference (read on slow paths only); the key and the selector are members
+        // that no call sees, so the send loop keeps them in registers.
         const std::uint32_t& id = detail::lambda_entry_of<M, owner>.wire_id;
         if constexpr (sizeof(T) == Wl * 8 && !detail::lambda_padded<T>) {
-          if (MAILROOM_UNLIKELY(!box.conveyor.template push_bound<Wc, Wl>(dest.rank(), key_, id,
-                                                                          words_, &item, step_)))
+          if (MAILROOM_UNLIKELY(
+                  !box.conveyor.template push_bound<Wc, Wl>(dest.rank(), key_, id, words_, &item)))
             blocked(box.conveyor, dest.rank(), id, &item);
         } else {
           alignas(T) alignas(8) std::byte words[Wl * 8];
           detail::closure_words(item, words);
-          if (MAILROOM_UNLIKELY(!box.conveyor.template push_bound<Wc, Wl>(dest.rank(), key_, id,
-                                                                          words_, words, step_)))
+          if (MAILROOM_UNLIKELY(
+                  !box.conveyor.template push_bound<Wc, Wl>(dest.rank(), key_, id, words_, words)))
             blocked(box.conveyor, dest.rank(), id, words);
         }
       } else {
@@ -813,36 +813,27 @@ class selector {
       if constexpr (k_bound) {
         key_ = core::next_bound_key();
         if constexpr (Wc > 0) detail::closure_words(h_, words_);
-        std::uint64_t step = core::bound_step<Wl>();
-#if defined(__GNUC__)
-        asm("" : "+r"(step));  // a value the compiler keeps in a register (push_bound)
-#endif
-        step_ = step;
       }
     }
-    // A send blocked on credits: its words by value (as scalars when few), so that the fast
-    // path need not keep the item, or this sender, in memory.
+    // A send blocked on credits: its words copied into one record (the item's as scalars when
+    // few), so that the fast path need not keep the item, or this sender, in memory.
     [[gnu::always_inline]] void blocked(core& c, int dest, const std::uint32_t& id,
                                         const void* varying) {
       if constexpr (Wl <= core::k_unrolled_delta_words)
         core::with_words<Wl>(varying, [&](auto... w) {
-          blocked_record(c, dest, key_, id, core::words_of<Wc>(words_), {w...});
+          blocked_record(c, dest, id, core::bound_record<Wc, Wl>(key_, words_, w...));
         });
       else
-        blocked_record(c, dest, key_, id, core::words_of<Wc>(words_), core::words_of<Wl>(varying));
+        blocked_record(c, dest, id, core::bound_record<Wc, Wl>(key_, words_, varying));
     }
-    [[gnu::noinline]] static void blocked_record(core& c, int dest, std::uintptr_t key,
-                                                 const std::uint32_t& id,
-                                                 core::record_words<Wc> constant,
-                                                 core::record_words<Wl> v) {
+    [[gnu::noinline]] static void blocked_record(core& c, int dest, const std::uint32_t& id,
+                                                 const core::bound_record<Wc, Wl>& r) {
       const detail::credit_wait timer(c);
       do detail::scheduler::progress_blocked();
-      while (!c.template push_bound<Wc, Wl>(dest, key, id, constant.data(), v.data(),
-                                            core::bound_step<Wl>()));
+      while (!c.template push_bound<Wc, Wl>(dest, r.key, id, r.words.data(), r.words.data() + Wc));
     }
     selector* sel_;
     std::uintptr_t key_ = 0;
-    std::uint64_t step_ = 0;
     [[no_unique_address]] H h_;
     alignas(8) std::byte words_[Wc > 0 ? Wc * 8 : 8] = {};  // h_'s words
   };

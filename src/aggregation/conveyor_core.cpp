@@ -228,7 +228,7 @@ bool conveyor_core::make_room(int lane_no, std::size_t need) noexcept {
                  "a message was sent to mailbox #{} after its end of stream on this PE "
                  "(send after done, or a missing edge in the dependency graph)",
                  id_);
-  if (f.buf != nullptr && f.items() > 0) {
+  if (has_items(l)) {
     if (!g_may_spill && !can_ship(lane_no)) {
       ++refused_;
       return false;
@@ -251,6 +251,7 @@ bool conveyor_core::make_room(int lane_no, std::size_t need) noexcept {
     f.reset(lim.offset + static_cast<std::uint32_t>(k_header_bytes));
     if (!lanes_.empty()) {  // runs restart
       lanes_[l].rs.count_at = 0;
+      lanes_[l].rs.bound_bytes = 0;
       lanes_[l].open = 0;
     }
   }
@@ -381,7 +382,7 @@ void conveyor_core::ship(int lane_no) noexcept {
 bool conveyor_core::flush(bool force) {
   bool all = true;
   for (std::size_t d = 0; d < dests(); ++d) {
-    if (const fill& f = fill_of(d); f.buf == nullptr || f.items() == 0) continue;
+    if (!has_items(d)) continue;
     if (!force && !can_ship(static_cast<int>(d))) {
       all = false;
       continue;
@@ -661,8 +662,10 @@ std::int64_t conveyor_core::filling_items(std::vector<int>* to, std::size_t most
   std::int64_t items = 0;
   for (std::size_t d = 0; d < dests(); ++d) {
     const fill& f = lanes_.empty() ? fills_[d] : lanes_[d].f;
-    if (f.buf == nullptr || f.items() == 0) continue;
-    items += f.items();
+    const std::uint32_t n =
+        f.buf == nullptr ? 0 : f.items() + (lanes_.empty() ? 0 : bound_records(lanes_[d]));
+    if (n == 0) continue;
+    items += n;
     if (to != nullptr && to->size() < most) to->push_back(rt_.peer[d]);
   }
   return items;
@@ -742,7 +745,7 @@ void conveyor_core::end_lanes(std::uint32_t cls) {
   for (int l = 0; l < rt_.lanes(); ++l) {
     const auto li = static_cast<std::size_t>(l);
     if (rt_.cls[li] != cls) continue;
-    if (const fill& f = fill_of(li); f.buf != nullptr && f.items() > 0) ship(l);
+    if (has_items(li)) ship(l);
     if (rt_.peer[li] == me_)
       end_of_stream(me_, cls, sent_to_[li]);
     else

@@ -223,14 +223,13 @@ class conveyor_core {
   /// typed push writes its item, and otherwise opens such a run. The receiver decodes it as any
   /// run of `tag` (the varying words are the set Wc..Wc+Wl-1). One key, one tag. Requires a
   /// conveyor constructed with delta records.
-  /// `step` is bound_step<Wl>(), passed by the caller: a bound sender holds it as a value the
-  /// compiler does not know, so that the send loop keeps it in a register (as a constant it
-  /// rebuilds it on every message, an instruction more than a typed push).
+  /// The run's records are counted when it closes (close_run), so the push adds only its bytes
+  /// to the fill: an 8-bit constant, where bytes and count together take a 64-bit one that the
+  /// send loop would hold in a register or rebuild on every message.
   template <std::size_t Wc, std::size_t Wl>
   [[nodiscard, gnu::always_inline]] bool push_bound(int dest, std::uintptr_t key,
                                                     const std::uint32_t& tag, const void* constant,
-                                                    const void* varying,
-                                                    std::uint64_t step) noexcept {
+                                                    const void* varying) noexcept {
     static_assert(Wc + Wl <= k_delta_words && Wl >= 1);
     MAILROOM_ASSERT(!lanes_.empty());  // a conveyor constructed with delta records
     lane& ln = by_dest_lane_[static_cast<std::size_t>(dest) & dest_mask_];
@@ -239,28 +238,21 @@ class conveyor_core {
     constexpr std::size_t bytes = 8 * Wl;
     // With node routing every destination maps to always_full_lane_, whose run is never open.
     if (MAILROOM_UNLIKELY(used + bytes > capacity_ || ln.open != key)) {
-      // The words by value (as scalars when few): their address passed out of line would keep
-      // the closure in memory on the fast path.
+      // The key and the words copied into one record made here (the varying ones as scalars
+      // when few): their addresses passed out of line would keep the item and the sender in
+      // memory on the fast path, and passed each by value they take the stack, which costs
+      // the send loop its frame pointer's register.
       if constexpr (Wl <= k_unrolled_delta_words)
         return with_words<Wl>(varying, [&](auto... w) {
-          return push_bound_slow<Wc, Wl>(ln, dest, key, tag, words_of<Wc>(constant),
-                                         record_words<Wl>{w...});
+          return push_bound_slow<Wc, Wl>(ln, dest, tag, bound_record<Wc, Wl>(key, constant, w...));
         });
       else
-        return push_bound_slow<Wc, Wl>(ln, dest, key, tag, words_of<Wc>(constant),
-                                       words_of<Wl>(varying));
+        return push_bound_slow<Wc, Wl>(ln, dest, tag, bound_record<Wc, Wl>(key, constant, varying));
     }
     // As a typed push: the words at the end, then one addition to the fill's state in memory.
     std::memcpy(f.buf + used, varying, bytes);
-    MAILROOM_ASSERT(step == bound_step<Wl>());
-    f.state += step;
+    f.add(static_cast<std::uint32_t>(bytes), 0);
     return true;
-  }
-
-  /// What a push_bound of Wl words adds to its fill's state.
-  template <std::size_t Wl>
-  [[nodiscard]] static constexpr std::uint64_t bound_step() noexcept {
-    return fill::packed(8 * Wl, 1);
   }
 
   /// Calls fn(w0, ..., w{W-1}) with the record's words as scalars: how the slow paths get a
@@ -282,6 +274,25 @@ class conveyor_core {
     if constexpr (W > 0) std::memcpy(c.data(), words, 8 * W);
     return c;
   }
+  /// A push_bound record made for its slow paths: the key, the Wc constant words, then the Wl
+  /// varying ones (given as scalars, or at an address).
+  template <std::size_t Wc, std::size_t Wl>
+  struct bound_record {
+    std::uintptr_t key;
+    record_words<Wc + Wl> words;
+    template <class... V>
+      requires(sizeof...(V) == Wl)
+    bound_record(std::uintptr_t k, const void* constant, V... varying) noexcept : key(k), words{} {
+      if constexpr (Wc > 0) std::memcpy(words.data(), constant, 8 * Wc);
+      std::size_t at = Wc;
+      ((words[at++] = static_cast<std::uint64_t>(varying)), ...);
+    }
+    bound_record(std::uintptr_t k, const void* constant, const void* varying) noexcept
+        : key(k), words{} {
+      if constexpr (Wc > 0) std::memcpy(words.data(), constant, 8 * Wc);
+      std::memcpy(words.data() + Wc, varying, 8 * Wl);
+    }
+  };
 
   /// Appends one record of N bytes under `tag`, whole, in runs [tag][count] (records too large
   /// for push_delta). Stride is N rounded up to 8.
@@ -431,6 +442,9 @@ class conveyor_core {
     std::uint32_t items_before = 0;  ///< the buffer's items when the run opened
     std::uint32_t vary = 0;          ///< words each record of the run carries
     std::uint32_t varying = 0;       ///< how many (the bits set in `vary`)
+    /// An open push_bound run's record bytes (0: the open run is not one) and where its records
+    /// start: its records are counted when it closes, not per push.
+    std::uint32_t bound_bytes = 0, bound_from = 0;
     std::uint8_t pos[k_delta_words] = {};  ///< positions: the varying words, then the constant
   };
   // A destination of a delta-record conveyor, as a send of a record of up to
@@ -456,14 +470,27 @@ class conveyor_core {
       return ln.rs.base;
   }
   // Writes the open run's count (its records are the buffer's items since it opened): once per
-  // run, not per record.
+  // run, not per record. A push_bound run's records are counted here, into the buffer's items.
   static void close_run(lane& ln) noexcept {
     run_state& rs = ln.rs;
     if (rs.count_at == 0) return;
-    const std::uint32_t count = ln.f.items() - rs.items_before;
+    std::uint32_t count;
+    if (rs.bound_bytes != 0) {
+      count = bound_records(ln);
+      ln.f.add(0, count);
+      rs.bound_bytes = 0;
+    } else {
+      count = ln.f.items() - rs.items_before;
+    }
     std::memcpy(ln.f.buf + rs.count_at, &count, 4);
     rs.count_at = 0;
     ln.open = 0;
+  }
+  // The records of the lane's open push_bound run (none if the open run is not one): not yet
+  // among the buffer's items.
+  static std::uint32_t bound_records(const lane& ln) noexcept {
+    const run_state& rs = ln.rs;
+    return rs.bound_bytes == 0 ? 0 : (ln.f.used() - rs.bound_from) / rs.bound_bytes;
   }
   // Starts a run [tag][count] at the end of the buffer, closing the one before.
   static void open_run(lane& ln, const std::uint32_t& tag) noexcept {
@@ -838,35 +865,28 @@ class conveyor_core {
     return put_record(li, tag, static_cast<std::uint32_t>(dest), c.data(), 8 * W, false);
   }
   // push_bound's slow path: a lane without its key's run open, or without room for the record.
-  // Routed, the record goes as a push_delta's would. (The constant words by value: their
-  // address would make the bound sender's memory escape, and the send loop reload its key.)
+  // Routed, the record goes as a push_delta's would.
   template <std::size_t Wc, std::size_t Wl>
-  [[gnu::noinline]] bool push_bound_slow(lane& ln, int dest, std::uintptr_t key,
-                                         const std::uint32_t& tag, record_words<Wc> constant,
-                                         record_words<Wl> varying) noexcept {
+  [[gnu::noinline]] bool push_bound_slow(lane& ln, int dest, const std::uint32_t& tag,
+                                         const bound_record<Wc, Wl>& r) noexcept {
     constexpr std::size_t W = Wc + Wl;
-    if (&ln == &always_full_lane_) {
-      record_words<W> c;
-      if constexpr (Wc > 0) std::memcpy(c.data(), constant.data(), 8 * Wc);
-      std::memcpy(c.data() + Wc, varying.data(), 8 * Wl);
-      return push_delta_routed<W>(dest, tag, c);
-    }
+    if (&ln == &always_full_lane_) return push_delta_routed<W>(dest, tag, r.words);
     fill& f = ln.f;
-    if (ln.open != key || f.used() + 8 * Wl > capacity_) {
+    if (ln.open != r.key || f.used() + 8 * Wl > capacity_) {
       constexpr std::size_t worst = k_delta_run_header + 8 * W;
       if (f.used() + worst > capacity_ && !make_room(dest, worst)) return false;
-      open_bound_run<Wc, Wl>(ln, tag, key, constant);
+      open_bound_run<Wc, Wl>(ln, tag, r);
     }
-    std::memcpy(f.buf + f.used(), varying.data(), 8 * Wl);
-    f.add(8 * Wl, 1);
+    std::memcpy(f.buf + f.used(), r.words.data() + Wc, 8 * Wl);
+    f.add(8 * Wl, 0);  // counted when the run closes
     return true;
   }
   // Opens a run of `tag` under `key` whose constant words are the Wc of `constant` and whose
   // records are Wl words each, closing the one before. Only push_bound continues it (no other
   // push's key is `key`), so the run state that push_delta's runs keep is not needed.
   template <std::size_t Wc, std::size_t Wl>
-  static void open_bound_run(lane& ln, const std::uint32_t& tag, std::uintptr_t key,
-                             const record_words<Wc>& constant) noexcept {
+  static void open_bound_run(lane& ln, const std::uint32_t& tag,
+                             const bound_record<Wc, Wl>& r) noexcept {
     constexpr std::uint32_t vary =
         ((std::uint32_t{1} << (Wc + Wl)) - 1) & ~((std::uint32_t{1} << Wc) - 1);
     close_run(ln);
@@ -874,12 +894,13 @@ class conveyor_core {
     std::byte* h = f.buf + f.used();
     const std::uint32_t header[4] = {tag, 0, vary, 0};
     std::memcpy(h, header, sizeof header);
-    if constexpr (Wc > 0) std::memcpy(h + k_delta_run_header, constant.data(), 8 * Wc);
-    ln.open = key;
-    ln.rs.last = key;
+    if constexpr (Wc > 0) std::memcpy(h + k_delta_run_header, r.words.data(), 8 * Wc);
+    ln.open = r.key;
+    ln.rs.last = r.key;
     ln.rs.count_at = f.used() + 4;
-    ln.rs.items_before = f.items();
     f.set_used(f.used() + static_cast<std::uint32_t>(k_delta_run_header + 8 * Wc));
+    ln.rs.bound_bytes = 8 * Wl;
+    ln.rs.bound_from = f.used();
   }
   [[gnu::noinline]] bool push_whole_routed(int dest, const std::uint32_t& tag, const void* payload,
                                            std::size_t n, std::size_t stride) noexcept;
@@ -917,6 +938,13 @@ class conveyor_core {
   [[nodiscard]] std::size_t dests() const noexcept { return fills_.size() + lanes_.size(); }
   fill& fill_of(std::size_t dest) noexcept {
     return lanes_.empty() ? fills_[dest] : lanes_[dest].f;
+  }
+  // Whether lane l's buffer holds records: items, or an open push_bound run (it has one record
+  // at least, counted only when it closes).
+  bool has_items(std::size_t l) noexcept {
+    const fill& f = fill_of(l);
+    return f.buf != nullptr &&
+           (f.items() > 0 || (!lanes_.empty() && lanes_[l].rs.bound_bytes != 0));
   }
   std::uint32_t signature_;
   std::vector<std::int64_t> sent_to_;                // items per lane
