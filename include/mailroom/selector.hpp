@@ -730,6 +730,9 @@ class selector {
                   "lambda message must be trivially copyable: capture by value only plain data, "
                   "pointers into symmetric memory (symmetric_array) and mailroom handles; not "
                   "std::vector, std::string, std::function or anything owning");
+    static_assert(std::is_class_v<L>,
+                  "lambda message must be a lambda or function object, not a function pointer: "
+                  "code addresses differ from one PE to another");
     static_assert(detail::lambda_callable<L, selector>,
                   "lambda message must be callable as [=] { ... }, [=](mailroom::pe from) { ... } "
                   "or [=](mailroom::pe from, auto& self) { ... }");
@@ -856,7 +859,10 @@ class selector {
     static_assert(!std::is_void_v<Item>,
                   "bind: name the item type (sel.bind<I, T>(handler)): it cannot be deduced from a "
                   "handler whose call operator is a template (auto parameters)");
-    if constexpr (!std::is_void_v<Item>) {
+    static_assert(std::is_class_v<H>,
+                  "bind: the handler must be a lambda or function object, not a function pointer: "
+                  "code addresses differ from one PE to another");
+    if constexpr (!std::is_void_v<Item> && std::is_class_v<H>) {
       using M = detail::bound_message<H, Item, selector>;
       static_assert(std::is_trivially_copyable_v<H>,
                     "bind: the handler must be trivially copyable: capture by value only plain "
