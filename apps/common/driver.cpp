@@ -34,6 +34,21 @@ void usage_error(const std::string& what) {
   std::exit(2);
 }
 
+bool parse_command_line(CLI::App& cli, int argc, char** argv, const std::string& prefix,
+                        const std::string& hint) {
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help
+    if (launcher_rank_zero()) cli.exit(e);
+    return false;
+  } catch (const CLI::ParseError& e) {
+    std::string what = e.what();
+    if (auto nl = what.find('\n'); nl != std::string::npos) what.resize(nl);
+    usage_error(prefix + what + hint);
+  }
+  return true;
+}
+
 namespace {
 
 struct settings {
@@ -342,19 +357,7 @@ int run_driver(int argc, char** argv) {
   if (argc > 1 && argv[1][0] != '-' &&
       std::none_of(apps.begin(), apps.end(), [&](const app_info& a) { return a.name == argv[1]; }))
     usage_error(fmt::format("unknown app '{}' (see --help for the list)", argv[1]));
-  try {
-    cli.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    if (launcher_rank_zero()) cli.exit(e);
-    return 0;
-  } catch (const CLI::CallForAllHelp& e) {
-    if (launcher_rank_zero()) cli.exit(e);
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    std::string what = e.what();
-    if (auto nl = what.find('\n'); nl != std::string::npos) what.resize(nl);
-    usage_error(what + " (see --help)");
-  }
+  if (!parse_command_line(cli, argc, argv, "", " (see --help)")) return 0;
   const app_info* app = nullptr;
   for (const auto& a : apps)
     if (subs[a.name]->parsed()) app = &a;

@@ -13,6 +13,10 @@
 #include <string_view>
 #include <vector>
 
+namespace CLI {
+class App;
+}  // namespace CLI
+
 namespace mailroom::apps {
 
 struct sizes {
@@ -94,6 +98,10 @@ bool launcher_rank_zero();
 /// Fails with "mailroom-bench: error: WHAT" (on rank 0) and status 2, as every command-line
 /// error of mailroom-bench does.
 [[noreturn]] void usage_error(const std::string& what);
+/// Parses the command line: false after printing the help asked for (on rank 0); a parse error
+/// fails as usage_error does, with the error's first line, `prefix` before it and `hint` after.
+bool parse_command_line(CLI::App& cli, int argc, char** argv, const std::string& prefix,
+                        const std::string& hint);
 
 /// Collective: sends every value to PE owner(value) in one all-to-all; returns the values that
 /// came to this PE. What the checkers count with, in memory that grows with the data, not P.

@@ -188,16 +188,7 @@ int run_stream(int argc, char** argv) {
   cli.add_option("--reps", reps, "timed repetitions (default 10)")
       ->check(CLI::Range(1, k_most_reps));
   cli.add_option("--json", json_file, "also write the results as JSON to this file");
-  try {
-    cli.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    if (launcher_rank_zero()) cli.exit(e);
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    std::string what = e.what();
-    if (auto nl = what.find('\n'); nl != std::string::npos) what.resize(nl);
-    stream_error(what + " (see stream --help)");
-  }
+  if (!parse_command_line(cli, argc, argv, "stream: ", " (see stream --help)")) return 0;
   if (simulated())
     stream_error(
         "it measures this computer's memory: unset MAILROOM_SIM (a simulated machine's clock is "
