@@ -131,7 +131,7 @@ class conveyor_core {
   /// Alignment of a push_delta/push_whole tag: its address's low bits hold a run's set of
   /// varying words (records of up to k_unrolled_delta_words words).
   static constexpr std::size_t k_tag_align = std::size_t{1} << k_unrolled_delta_words;
-  /// The bit every context sender's key has (push_bound, next_bound_key).
+  /// The bit every bound sender's key has (push_bound, next_bound_key).
   static constexpr std::uintptr_t k_bound_key = std::uintptr_t{1} << 63;
 
   /// Appends one record of W 8-byte words under `tag` (lambda messages: the handler id and the
