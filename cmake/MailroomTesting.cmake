@@ -43,9 +43,10 @@ endif()
 
 # mailroom_add_mpi_test(name SOURCES a.cpp ... | TARGET existing-target
 #                       RANKS 1 2 3 4 [ARGS ...] [TIMEOUT s] [LIBS ...]
-#                       [WILL_FAIL_WITH regex] [ENV VAR=value ...])
+#                       [WILL_FAIL_WITH regex [FORBID regex]] [ENV VAR=value ...])
 function(mailroom_add_mpi_test name)
-  cmake_parse_arguments(T "" "TIMEOUT;WILL_FAIL_WITH;TARGET" "SOURCES;RANKS;ARGS;LIBS;ENV" ${ARGN})
+  cmake_parse_arguments(T "" "TIMEOUT;WILL_FAIL_WITH;FORBID;TARGET" "SOURCES;RANKS;ARGS;LIBS;ENV"
+                        ${ARGN})
   set(target ${name})
   if(T_TARGET)
     set(target ${T_TARGET})
@@ -98,7 +99,7 @@ function(mailroom_add_mpi_test name)
       add_test(NAME ${name}.np${np}
                COMMAND ${CMAKE_COMMAND} -DCMD=$<TARGET_FILE:${target}> -DNP=${np}
                        -DMPIEXEC=${MPIEXEC_EXECUTABLE} "-DFLAGS=${_mailroom_oversubscribe}"
-                       "-DARGS=${T_ARGS}" "-DEXPECT=${T_WILL_FAIL_WITH}"
+                       "-DARGS=${T_ARGS}" "-DEXPECT=${T_WILL_FAIL_WITH}" "-DFORBID=${T_FORBID}"
                        -P ${PROJECT_SOURCE_DIR}/cmake/expect_failure.cmake)
     else()
       add_test(NAME ${name}.np${np}

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-# Runs a job that must fail: passes when it exits non-zero and its output matches EXPECT.
+# Runs a job that must fail: passes when it exits non-zero and its output matches EXPECT (and,
+# if FORBID is given, does not match FORBID).
 # Under MPI: MPIEXEC, NP and FLAGS; without MPIEXEC the program runs by itself (the simulated
 # machine), with SIM as MAILROOM_SIM.
 separate_arguments(_flags UNIX_COMMAND "${FLAGS}")
@@ -16,5 +17,8 @@ if(rc EQUAL 0)
 endif()
 if(NOT "${out}${err}" MATCHES "${EXPECT}")
   message(FATAL_ERROR "exit ${rc}, but the output does not match '${EXPECT}':\n${out}\n${err}")
+endif()
+if(FORBID AND "${out}${err}" MATCHES "${FORBID}")
+  message(FATAL_ERROR "exit ${rc}, but the output matches '${FORBID}':\n${out}\n${err}")
 endif()
 message(STATUS "exit ${rc} with the expected message")

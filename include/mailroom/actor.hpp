@@ -7,6 +7,7 @@
 #include "mailroom/selector.hpp"
 
 #include <functional>
+#include <typeinfo>
 
 namespace mailroom {
 
@@ -16,11 +17,14 @@ namespace detail {
 template <class T>
 struct erased_handler {
   using arg = message_arg_t<T>;
+  /// The handler's own type: part of the mailbox's signature (two actor<T> of different
+  /// lambdas differ, wherever they are constructed) and named by its errors.
+  const std::type_info* origin = nullptr;
   std::function<void(const arg&, pe)> fn;
   template <class F>
     requires(!std::is_same_v<std::decay_t<F>, erased_handler>)
   erased_handler(F f)  // NOLINT(google-explicit-constructor): built from the user's lambda
-      : fn([g = std::move(f)](const arg& msg, pe from) mutable {
+      : origin(&typeid(F)), fn([g = std::move(f)](const arg& msg, pe from) mutable {
           if constexpr (std::is_invocable_v<F&, const arg&, pe>) {
             g(msg, from);
           } else if constexpr (std::is_invocable_v<F&, const arg&>) {

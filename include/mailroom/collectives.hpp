@@ -198,7 +198,9 @@ future<void> start_barrier(const team& t, bool wait);
 /// Every member's `v` combined with `op` (in rank order), on every member. Non-blocking.
 template <class T, class Op = plus<>>
   requires(!detail::is_span<T>::value)
-[[nodiscard]] future<T> all_reduce_async(const T& v, Op op = {}, const team& t = team::world()) {
+[[nodiscard]] future<T> all_reduce_async(const T& v, Op op = {}, const team& t = team::world(),
+                                         source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   detail::check_value<T>();
   struct box {
     T in, out;
@@ -211,7 +213,9 @@ template <class T, class Op = plus<>>
 /// Blocking all_reduce_async.
 template <class T, class Op = plus<>>
   requires(!detail::is_span<T>::value)
-T all_reduce(const T& v, Op op = {}, const team& t = team::world()) {
+T all_reduce(const T& v, Op op = {}, const team& t = team::world(),
+             source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   detail::check_value<T>();
   T out = v;
   (void)detail::start_all_reduce(t, &v, &out, 1, detail::reduction_of<T>(op), true);
@@ -221,7 +225,9 @@ T all_reduce(const T& v, Op op = {}, const team& t = team::world()) {
 /// every member, stay valid until the future is ready. Non-blocking.
 template <class T, class Op = plus<>>
 [[nodiscard]] future<void> all_reduce_async(std::span<const T> in, std::span<T> out, Op op = {},
-                                            const team& t = team::world()) {
+                                            const team& t = team::world(),
+                                            source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   detail::check_value<T>();
   MAILROOM_CHECK(in.size() == out.size(), "all_reduce: {} elements in, room for {} out", in.size(),
                  out.size());
@@ -238,8 +244,9 @@ template <class T, class Op = plus<>>
 }
 /// Blocking element-wise all_reduce_async: returns once `out` holds the result.
 template <class T, class Op = plus<>>
-void all_reduce(std::span<const T> in, std::span<T> out, Op op = {},
-                const team& t = team::world()) {
+void all_reduce(std::span<const T> in, std::span<T> out, Op op = {}, const team& t = team::world(),
+                source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   detail::check_value<T>();
   MAILROOM_CHECK(in.size() == out.size(), "all_reduce: {} elements in, room for {} out", in.size(),
                  out.size());
@@ -249,15 +256,19 @@ void all_reduce(std::span<const T> in, std::span<T> out, Op op = {},
 /// In place: data[i] becomes data[i] combined over the members.
 template <class T, class Op = plus<>>
 [[nodiscard]] future<void> all_reduce_async(std::span<T> data, Op op = {},
-                                            const team& t = team::world()) {
+                                            const team& t = team::world(),
+                                            source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   auto in = std::make_shared<std::vector<T>>(data.begin(), data.end());
-  return all_reduce_async(std::span<const T>(*in), data, std::move(op), t).then([in] {});
+  return all_reduce_async(std::span<const T>(*in), data, std::move(op), t, loc).then([in] {});
 }
 /// Blocking in-place all_reduce_async.
 template <class T, class Op = plus<>>
-void all_reduce(std::span<T> data, Op op = {}, const team& t = team::world()) {
+void all_reduce(std::span<T> data, Op op = {}, const team& t = team::world(),
+                source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   const std::vector<T> in(data.begin(), data.end());
-  all_reduce(std::span<const T>(in), data, std::move(op), t);
+  all_reduce(std::span<const T>(in), data, std::move(op), t, loc);
 }
 
 // ---- exclusive_scan ----------------------------------------------------------------------------
@@ -265,7 +276,9 @@ void all_reduce(std::span<T> data, Op op = {}, const team& t = team::world()) {
 template <class T, class Op = plus<>>
   requires(!detail::is_span<T>::value)
 [[nodiscard]] future<T> exclusive_scan_async(const T& v, const T& init, Op op = {},
-                                             const team& t = team::world()) {
+                                             const team& t = team::world(),
+                                             source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   detail::check_value<T>();
   struct box {
     T in, out, init;
@@ -279,7 +292,9 @@ template <class T, class Op = plus<>>
 /// Blocking exclusive_scan_async.
 template <class T, class Op = plus<>>
   requires(!detail::is_span<T>::value)
-T exclusive_scan(const T& v, const T& init, Op op = {}, const team& t = team::world()) {
+T exclusive_scan(const T& v, const T& init, Op op = {}, const team& t = team::world(),
+                 source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   detail::check_value<T>();
   T out = init;
   (void)detail::start_exclusive_scan(t, &v, &out, 1, detail::reduction_of<T>(op), true);
@@ -291,7 +306,9 @@ T exclusive_scan(const T& v, const T& init, Op op = {}, const team& t = team::wo
 template <class T, class Op = plus<>>
 [[nodiscard]] future<void> exclusive_scan_async(std::span<const T> in, std::span<T> out,
                                                 const T& init, Op op = {},
-                                                const team& t = team::world()) {
+                                                const team& t = team::world(),
+                                                source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   detail::check_value<T>();
   MAILROOM_CHECK(in.size() == out.size(), "exclusive_scan: {} elements in, room for {} out",
                  in.size(), out.size());
@@ -310,15 +327,19 @@ template <class T, class Op = plus<>>
 /// Blocking element-wise exclusive_scan_async.
 template <class T, class Op = plus<>>
 void exclusive_scan(std::span<const T> in, std::span<T> out, const T& init, Op op = {},
-                    const team& t = team::world()) {
-  exclusive_scan_async(in, out, init, std::move(op), t).get();
+                    const team& t = team::world(),
+                    source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
+  exclusive_scan_async(in, out, init, std::move(op), t, loc).get();
 }
 
 // ---- broadcast ---------------------------------------------------------------------------------
 /// Member `root`'s v, on every member (v is read on root only).
 template <class T>
   requires(!detail::is_span<T>::value)
-[[nodiscard]] future<T> broadcast_async(const T& v, int root, const team& t = team::world()) {
+[[nodiscard]] future<T> broadcast_async(const T& v, int root, const team& t = team::world(),
+                                        source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   detail::check_value<T>();
   auto b = std::make_shared<T>(v);
   return detail::start_broadcast(t, b.get(), sizeof(T), root, false).then([b] { return *b; });
@@ -326,7 +347,9 @@ template <class T>
 /// Blocking broadcast_async.
 template <class T>
   requires(!detail::is_span<T>::value)
-T broadcast(const T& v, int root, const team& t = team::world()) {
+T broadcast(const T& v, int root, const team& t = team::world(),
+            source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   detail::check_value<T>();
   T out = v;
   (void)detail::start_broadcast(t, &out, sizeof(T), root, true);
@@ -335,13 +358,17 @@ T broadcast(const T& v, int root, const team& t = team::world()) {
 /// Root's data into every member's data (same size everywhere; valid until ready).
 template <class T>
 [[nodiscard]] future<void> broadcast_async(std::span<T> data, int root,
-                                           const team& t = team::world()) {
+                                           const team& t = team::world(),
+                                           source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   detail::check_value<T>();
   return detail::start_broadcast(t, data.data(), data.size_bytes(), root, false);
 }
 /// Blocking broadcast_async of a span.
 template <class T>
-void broadcast(std::span<T> data, int root, const team& t = team::world()) {
+void broadcast(std::span<T> data, int root, const team& t = team::world(),
+               source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   detail::check_value<T>();
   (void)detail::start_broadcast(t, data.data(), data.size_bytes(), root, true);
 }
@@ -349,8 +376,10 @@ void broadcast(std::span<T> data, int root, const team& t = team::world()) {
 // ---- gather and all_gather ---------------------------------------------------------------------
 /// Every member's v by rank, on `root` (an empty vector elsewhere).
 template <class T>
-[[nodiscard]] future<std::vector<T>> gather_async(const T& v, int root,
-                                                  const team& t = team::world()) {
+[[nodiscard]] future<std::vector<T>> gather_async(
+    const T& v, int root, const team& t = team::world(),
+    source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   detail::check_value<T>();
   struct box {
     T in;
@@ -364,25 +393,33 @@ template <class T>
 }
 /// Blocking gather_async.
 template <class T>
-std::vector<T> gather(const T& v, int root, const team& t = team::world()) {
-  return gather_async(v, root, t).get();
+std::vector<T> gather(const T& v, int root, const team& t = team::world(),
+                      source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
+  return gather_async(v, root, t, loc).get();
 }
 /// Every member's v by rank, on every member.
 template <class T>
   requires(!detail::is_span<T>::value)
-[[nodiscard]] future<std::vector<T>> all_gather_async(const T& v, const team& t = team::world()) {
-  return all_gather_async(std::span<const T>(&v, 1), t);
+[[nodiscard]] future<std::vector<T>> all_gather_async(
+    const T& v, const team& t = team::world(), source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
+  return all_gather_async(std::span<const T>(&v, 1), t, loc);
 }
 /// Blocking all_gather_async.
 template <class T>
   requires(!detail::is_span<T>::value)
-std::vector<T> all_gather(const T& v, const team& t = team::world()) {
-  return all_gather_async(v, t).get();
+std::vector<T> all_gather(const T& v, const team& t = team::world(),
+                          source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
+  return all_gather_async(v, t, loc).get();
 }
 /// Every member's elements (the same number on each) by rank, on every member.
 template <class T>
-[[nodiscard]] future<std::vector<T>> all_gather_async(std::span<const T> v,
-                                                      const team& t = team::world()) {
+[[nodiscard]] future<std::vector<T>> all_gather_async(
+    std::span<const T> v, const team& t = team::world(),
+    source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   detail::check_value<T>();
   struct box {
     std::vector<T> in, out;
@@ -395,8 +432,10 @@ template <class T>
 }
 /// Blocking all_gather_async of a span.
 template <class T>
-std::vector<T> all_gather(std::span<const T> v, const team& t = team::world()) {
-  return all_gather_async(v, t).get();
+std::vector<T> all_gather(std::span<const T> v, const team& t = team::world(),
+                          source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
+  return all_gather_async(v, t, loc).get();
 }
 
 // ---- all_to_all --------------------------------------------------------------------------------
@@ -404,8 +443,10 @@ std::vector<T> all_gather(std::span<const T> v, const team& t = team::world()) {
 /// sent to this member, by source. The _async form reads `send` while in flight: it stays valid
 /// until the future is ready.
 template <class T>
-[[nodiscard]] future<std::vector<T>> all_to_all_async(std::span<const T> send,
-                                                      const team& t = team::world()) {
+[[nodiscard]] future<std::vector<T>> all_to_all_async(
+    std::span<const T> send, const team& t = team::world(),
+    source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   detail::check_value<T>();
   const auto n = static_cast<std::size_t>(t.size());
   MAILROOM_CHECK(send.size() % n == 0,
@@ -418,7 +459,9 @@ template <class T>
 }
 /// Blocking all_to_all_async.
 template <class T>
-std::vector<T> all_to_all(std::span<const T> send, const team& t = team::world()) {
+std::vector<T> all_to_all(std::span<const T> send, const team& t = team::world(),
+                          source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   detail::check_value<T>();
   const auto n = static_cast<std::size_t>(t.size());
   MAILROOM_CHECK(send.size() % n == 0,
@@ -435,10 +478,10 @@ std::vector<T> all_to_all(std::span<const T> send, const team& t = team::world()
 /// leaves the data in flight: its collectives then start in the caller's order on every member.
 /// `send` stays valid until the future is ready.
 template <class T>
-[[nodiscard]] future<std::vector<T>> all_to_all_v_async(std::span<const T> send,
-                                                        std::span<const int> counts,
-                                                        std::span<const int> displs = {},
-                                                        const team& t = team::world()) {
+[[nodiscard]] future<std::vector<T>> all_to_all_v_async(
+    std::span<const T> send, std::span<const int> counts, std::span<const int> displs = {},
+    const team& t = team::world(), source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   detail::check_value<T>();
   auto out = std::make_shared<std::vector<T>>();
   return detail::start_all_to_all_v(
@@ -453,8 +496,10 @@ template <class T>
 /// Blocking all_to_all_v_async.
 template <class T>
 std::vector<T> all_to_all_v(std::span<const T> send, std::span<const int> counts,
-                            std::span<const int> displs = {}, const team& t = team::world()) {
-  return all_to_all_v_async(send, counts, displs, t).get();
+                            std::span<const int> displs = {}, const team& t = team::world(),
+                            source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
+  return all_to_all_v_async(send, counts, displs, t, loc).get();
 }
 
 namespace detail {
@@ -478,12 +523,11 @@ future<void> all_to_all_v_layout(std::span<const T> send, std::span<const int> s
 /// recv_counts[s] elements from member s land at recv[recv_displs[s]]. Every span stays valid
 /// until the future is ready.
 template <class T>
-[[nodiscard]] future<void> all_to_all_v_async(std::span<const T> send,
-                                              std::span<const int> send_counts,
-                                              std::span<const int> send_displs, std::span<T> recv,
-                                              std::span<const int> recv_counts,
-                                              std::span<const int> recv_displs,
-                                              const team& t = team::world()) {
+[[nodiscard]] future<void> all_to_all_v_async(
+    std::span<const T> send, std::span<const int> send_counts, std::span<const int> send_displs,
+    std::span<T> recv, std::span<const int> recv_counts, std::span<const int> recv_displs,
+    const team& t = team::world(), source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   return detail::all_to_all_v_layout(send, send_counts, send_displs, recv, recv_counts, recv_displs,
                                      t, false);
 }
@@ -492,19 +536,23 @@ template <class T>
 void all_to_all_v(std::span<const T> send, std::span<const int> send_counts,
                   std::span<const int> send_displs, std::span<T> recv,
                   std::span<const int> recv_counts, std::span<const int> recv_displs,
-                  const team& t = team::world()) {
+                  const team& t = team::world(), source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   (void)detail::all_to_all_v_layout(send, send_counts, send_displs, recv, recv_counts, recv_displs,
                                     t, true);
 }
 
 // ---- barrier -----------------------------------------------------------------------------------
 /// Ready once every member has started it.
-[[nodiscard]] inline future<void> barrier_async(const team& t = team::world()) {
+[[nodiscard]] inline future<void> barrier_async(const team& t = team::world(),
+                                                source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   return detail::start_barrier(t, false);
 }
 /// Waits until every member of t arrives, running handlers meanwhile. Every put a member
 /// started before it is visible to every member after it.
-inline void barrier(const team& t) {
+inline void barrier(const team& t, source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   quiet();
   (void)detail::start_barrier(t, true);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Every MAILROOM_* environment variable, declared once in one table that both parses and prints
-// them, so that names, defaults and documentation cannot drift apart.
+// Every MAILROOM_* environment variable, declared once in two tables (numbers, parsed here; text,
+// read where it is used) that the parser, the printout and the unknown-name check all expand, so
+// that names, defaults and documentation cannot drift apart.
 #pragma once
 
 #include <cstddef>
@@ -37,9 +38,9 @@ namespace mailroom {
     "0: 128 KiB / PEs per node, at least 4 KiB")                                                  \
   X(budget_bytes, "MAILROOM_BUDGET_BYTES", bytes, 256ull << 20,                                   \
     "aggregation memory budget per PE: the posted receives, the shared pool and the link pool "   \
-    "at start; each mailbox 2 buffers per lane and 1 per link in to other nodes (direct: "        \
-    "P x buffer x 3), and its lanes within the node from the shared pool while it lasts; one "    \
-    "that does not fit is an error")                                                              \
+    "at start; each mailbox 1 buffer per lane to and 1 per link in from other nodes, and its "    \
+    "lanes within the node from the shared pool while it lasts (else 1 + C buffers per lane and " \
+    "C per link in, C its credits there); one that does not fit is an error")                     \
   X(symmetric_heap_bytes, "MAILROOM_SYMMETRIC_HEAP_BYTES", bytes, 1ull << 30,                     \
     "virtual size of the symmetric heap reserved at the same address on every PE")                \
   X(shared_heap, "MAILROOM_SHARED_HEAP", count, 1,                                                \
@@ -58,11 +59,17 @@ namespace mailroom {
     "buffers that have a credit after this many progress polls in a row find nothing to do; 0: "  \
     "never (flush() by hand)")                                                                    \
   X(workers, "MAILROOM_WORKERS", count, 1,                                                        \
-    "threads per PE that run tasks (async, parallel_for): the PE's own thread, which also runs "  \
-    "the communication and every handler, and N-1 more; 1: no thread is started")                 \
+    "threads per PE that run tasks (async, parallel_for): the PE's own thread (worker 0: the "    \
+    "main flow, the communication, the handlers of arriving buffers) and N-1 more; any worker "   \
+    "handles what tasks send to their own PE (one at a time per mailbox) and a concurrent "       \
+    "mailbox's buffers (at once); 1: no thread is started")                                       \
   X(watchdog, "MAILROOM_WATCHDOG", count, 300,                                                    \
     "seconds a wait may make no progress before every stuck PE reports what it waits for and "    \
     "the job stops; 0: off. Set it above the longest computation between mailroom calls")         \
+  X(warn_after, "MAILROOM_WARN_AFTER", count, 10,                                                 \
+    "seconds a wait may make no progress before the PE prints one warning line naming the PEs "   \
+    "that hold its buffers unacknowledged (blocked in an MPI call of their own without "          \
+    "mailroom::quiesce(), or computing), and waits on; 0: off")                                   \
   X(stats, "MAILROOM_STATS", count, 0,                                                            \
     "1: every PE prints each selector's counters (messages, bytes, buffers, mean fill, credit "   \
     "waits) when it ends")                                                                        \
@@ -76,6 +83,18 @@ namespace mailroom {
     "PEs per node that routing assumes, grouping consecutive ranks (to try routing on one "       \
     "host); 0: the nodes MPI reports")                                                            \
   X(verbose, "MAILROOM_VERBOSE", count, 0, "1 prints the configuration on rank 0 at start-up")
+
+// The variables whose values are text, each read where it is used (not fields of config):
+// X(ENV_NAME, description). Listed so that the unknown-name check knows them and describe()
+// prints them.
+#define MAILROOM_CONFIG_TEXT_TABLE(X)                                                            \
+  X("MAILROOM_SIM",                                                                              \
+    "P[xN][,key=value...]: a program that offers the simulated machine (mailroom/simulate.hpp) " \
+    "runs P PEs, N per node, in this one process instead of under MPI; read before the runtime " \
+    "starts")                                                                                    \
+  X("MAILROOM_TRACE",                                                                            \
+    "a file: when the runtime ends, a trace of every PE (buffers, handler batches, termination " \
+    "waves, collectives) in Chrome trace-event JSON")
 
 /// MAILROOM_ROUTING's values (config::routing).
 enum class routing : std::uint64_t { automatic = 0, direct = 1, node = 2, mesh = 3 };
@@ -91,10 +110,11 @@ struct config {
   MAILROOM_CONFIG_TABLE(MAILROOM_CONFIG_FIELD)
 #undef MAILROOM_CONFIG_FIELD
 
-  /// Reads every MAILROOM_* variable; a bad value is a fatal error naming the variable.
-  /// Unknown MAILROOM_* variables are errors too (they are usually typos).
+  /// Reads every variable of MAILROOM_CONFIG_TABLE; a bad value is a fatal error naming the
+  /// variable. MAILROOM_* variables of neither table are errors too (they are usually typos).
   static config from_environment();
-  /// One line per variable: name, value, description.
+  /// One line per variable of both tables: name, value (a text one's, or "(unset)"),
+  /// description.
   [[nodiscard]] std::string describe() const;
 };
 

@@ -28,7 +28,14 @@ class conveyor {
                 "aggregation buffers); send indices or handles instead of owning objects");
 
  public:
-  conveyor() { detail::conveyor_core::check_item_fits(sizeof(T), "conveyor item"); }
+  /// (`loc`: where the program constructs it, for the check that every PE constructs the same.)
+  explicit conveyor(source_location loc = source_location::current())
+      : core_{false,
+              detail::construction_signature(
+                  detail::type_signature<conveyor, detail::box_of<T, conveyor>>, loc),
+              sizeof(T)} {
+    detail::conveyor_core::check_item_fits(sizeof(T), "conveyor item");
+  }
 
   /// Queues `item` for `dest` (the PE first, as in `selector::send`). Returns false, without
   /// queueing, when the buffer for `dest` is full and `dest` has acknowledged too few of the
@@ -39,6 +46,14 @@ class conveyor {
                    "conveyor::push: PE {} is out of range [0, {})", dest.rank(), pes_);
     ++pushed_;
     return core_.template push<sizeof(T)>(dest.rank(), &item);
+  }
+
+  /// The earlier order of push's arguments (item first), kept for one minor version.
+  template <class U = T>
+    requires(!std::is_same_v<U, pe>)
+  [[deprecated("use push(pe, item): the PE comes first, as in selector::send")]] [[nodiscard]] bool
+  push(const T& item, pe dest) noexcept {
+    return push(dest, item);
   }
 
   /// Takes the next arrived item, if any, and the PE it came from.
@@ -113,8 +128,7 @@ class conveyor {
   void flush() { core_.flush(false); }
 
  private:
-  detail::conveyor_core core_{false, detail::type_signature<conveyor, detail::box_of<T, conveyor>>,
-                              sizeof(T)};
+  detail::conveyor_core core_;
   int pes_ = detail::conveyor_core::job_pes();
   const std::byte* cursor_ = nullptr;
   bool finished_ = false;

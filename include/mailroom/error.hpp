@@ -36,6 +36,8 @@ class source_location {
   [[nodiscard]] constexpr const char* file_name() const noexcept { return file_; }
   /// The line of the call, from 1 (0 when default-constructed).
   [[nodiscard]] constexpr unsigned line() const noexcept { return line_; }
+  /// The column: unknown here (0), as std::source_location allows.
+  [[nodiscard]] constexpr unsigned column() const noexcept { return 0; }
 
  private:
   const char* file_ = "";

@@ -18,6 +18,7 @@
 #include "mailroom/symmetric.hpp"
 #include "mailroom/team.hpp"
 #include "mailroom/termination.hpp"
+#include "mailroom/version.hpp"
 
 // Not here: sparse_matrix.hpp, generators.hpp and matrix_market.hpp belong to the library
 // mailroom::matrix (libmailroom_matrix), built on this API; include them and link it to use them.

@@ -43,13 +43,16 @@ class communicator {
 /// Collective over `comm`: every PE of it constructs exactly one, before any other mailroom
 /// object, and destroys it after all of them. PE numbers are ranks in `comm`.
 ///
-/// Living beside the program's own MPI: MPI is initialised with MPI_THREAD_FUNNELED unless the
-/// program did it (any level then, if the runtime is constructed on the thread that initialised
-/// MPI); mailroom calls MPI only from that thread. Between mailroom calls the program may call
-/// MPI on its own communicators; before a blocking collective of its own (MPI_Allreduce,
-/// MPI_Barrier, ...) that a PE may reach while another still sends it mailroom messages, call
-/// mailroom::quiesce() on every PE: a PE blocked in MPI takes in no buffers and acknowledges
-/// none, so a peer waiting for its acknowledgements would never reach the collective.
+/// Living beside the program's own MPI: mailroom initialises MPI with MPI_THREAD_FUNNELED unless
+/// the program did. An MPI the program initialised may provide any level, provided the runtime
+/// is constructed on the thread that initialised it (or MPI provides MPI_THREAD_SERIALIZED or
+/// more), except with MAILROOM_WORKERS > 1, which needs MPI_THREAD_FUNNELED or more: with
+/// MPI_THREAD_SINGLE the job stops with the reason. mailroom calls MPI only from the thread that
+/// constructed the runtime. Between mailroom calls the program may call MPI on its own
+/// communicators; before a blocking collective of its own (MPI_Allreduce, MPI_Barrier, ...) that
+/// a PE may reach while another still sends it mailroom messages, call mailroom::quiesce() on
+/// every PE: a PE blocked in MPI takes in no buffers and acknowledges none, so a peer waiting for
+/// its acknowledgements would never reach the collective.
 class runtime {
  public:
   /// With the command line, which MPI_Init_thread receives (and may remove its own arguments
@@ -74,21 +77,22 @@ class runtime {
 [[nodiscard]] inline pe sender() noexcept { return pe(detail::scheduler::current_source); }
 
 /// Lets pending handlers run from user code (a no-op for handlers, when called from one).
-void yield();
+void yield(source_location loc = source_location::current());
 /// Waits until every PE arrives, running handlers meanwhile (not callable from a handler).
 /// Every put a PE started before it (symmetric_array::put) is visible to every PE after it.
-void barrier();
+void barrier(source_location loc = source_location::current());
 /// Collective: returns on every PE once no mailroom message is in flight anywhere: every message
 /// sent before any PE called it, and every message their handlers sent in turn, has been handled,
 /// and no PE waits for an acknowledgement of another. Runs handlers and ships partly filled
 /// buffers meanwhile; selectors stay usable (sends may resume after it). Call it on every PE
 /// before a blocking MPI collective of the program's own. Not callable from a handler.
-void quiesce();
+void quiesce(source_location loc = source_location::current());
 /// This PE's traffic counters so far (see statistics). Cheap: no communication.
 [[nodiscard]] statistics stats();
 /// The bytes of messages an aggregation buffer holds (MAILROOM_BUFFER_BYTES less its header).
 [[nodiscard]] std::size_t buffer_payload_bytes() noexcept;
-/// The routing in force, "direct" or "node" (MAILROOM_ROUTING, with auto resolved).
+/// The routing in force: "direct", "node" or "mesh" (MAILROOM_ROUTING, with auto resolved);
+/// "direct" while no runtime runs.
 [[nodiscard]] const char* routing_in_use() noexcept;
 /// Seconds on a per-PE wall clock.
 [[nodiscard]] double wtime() noexcept;

@@ -182,6 +182,16 @@ struct spec_box<mailbox_spec<T, H>> : box_of<T, H> {};
 template <>
 struct spec_box<lambdas> : box_of<void, lambdas> {};
 
+/// The type a type-erased handler was made from (actor<T>'s), for the mailbox's signature; null
+/// for the others, whose type is the handler's own.
+template <class Spec>
+const std::type_info* handler_origin(const Spec& spec) noexcept {
+  if constexpr (requires { spec.handler.origin; })
+    return spec.handler.origin;
+  else
+    return nullptr;
+}
+
 template <class T, class H, class Sel>
 class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
  public:
@@ -623,7 +633,7 @@ class selector {
   selector(const graph& g, Specs... specs, source_location loc = source_location::current()) {
     detail::scheduler::check_running("mailroom::selector", loc);
     pes_ = num_pes();
-    build(std::index_sequence_for<Specs...>{}, std::move(specs)...);
+    build(std::index_sequence_for<Specs...>{}, loc, std::move(specs)...);
     core_ = std::make_unique<detail::selector_core>(boxes_list(std::index_sequence_for<Specs...>{}),
                                                     g, "selector", loc);
     core_->set_owner(this);
@@ -639,12 +649,12 @@ class selector {
     detail::scheduler::check_running("mailroom::selector", loc);
     pes_ = num_pes();
     if (detail::over_world(t)) {
-      build(std::index_sequence_for<Specs...>{}, std::move(specs)...);
+      build(std::index_sequence_for<Specs...>{}, loc, std::move(specs)...);
       core_ = std::make_unique<detail::selector_core>(
           boxes_list(std::index_sequence_for<Specs...>{}), g, "selector", loc);
     } else {
       team_.emplace(t);
-      build(std::index_sequence_for<Specs...>{}, std::move(specs)...);
+      build(std::index_sequence_for<Specs...>{}, loc, std::move(specs)...);
       core_ = std::make_unique<detail::selector_core>(
           boxes_list(std::index_sequence_for<Specs...>{}), g, "selector", loc, &*team_);
       pes_ = t.size();
@@ -991,9 +1001,13 @@ class selector {
 
  private:
   template <std::size_t... I>
-  void build(std::index_sequence<I...>, Specs&&... specs) {
+  void build(std::index_sequence<I...>, const source_location& loc, Specs&&... specs) {
     // A comma fold runs left to right: mailboxes take their collective ids in index order.
-    const std::uint32_t signature = detail::type_signature<selector, detail::spec_box<Specs>...>;
+    // (Their signature names the construction site too: two selectors of one type constructed
+    // in different orders on different PEs are told apart.)
+    const std::uint32_t signature =
+        detail::construction_signature(detail::type_signature<selector, detail::spec_box<Specs>...>,
+                                       loc, {specs.name...}, {detail::handler_origin(specs)...});
     // Over a team, each takes the team's next mailbox number, in index order.
     std::array<detail::team_lanes, sizeof...(Specs)> lanes{};
     if (team_)

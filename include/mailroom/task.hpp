@@ -2,12 +2,14 @@
 // Tasks inside a PE: async, finish and parallel loops over the PE's workers (MAILROOM_WORKERS).
 //
 // Worker 0 is the PE's own thread: it runs the program's main flow, the communication (the
-// progress engine, MPI) and every handler, and runs tasks whenever it waits. Workers 1..N-1 run
-// tasks only. From a task, on any worker, a program may send messages to any selector's
-// mailboxes, spawn tasks, open a nested finish and wait for futures; the rest of the runtime
-// (constructing selectors, done(), collectives, barriers, continuations) is worker 0's, from the
-// main flow. With one worker (the default) tasks run on the PE's thread when it waits, and a
-// program that spawns none runs exactly as without them.
+// progress engine, MPI) and the handlers of arriving buffers, and runs tasks whenever it waits.
+// Workers 1..N-1 run tasks, and handlers too: any worker handles what tasks send to their own PE
+// (one handler at a time per mailbox), and a mailbox built with `concurrent` has its arriving
+// buffers handled as tasks, on several workers at once. From a task, on any worker, a program
+// may send messages to any selector's mailboxes, spawn tasks, open a nested finish and wait for
+// futures; the rest of the runtime (constructing selectors, done(), collectives, barriers,
+// continuations) is worker 0's, from the main flow. With one worker (the default) tasks run on
+// the PE's thread when it waits, and a program that spawns none runs exactly as without them.
 #pragma once
 
 #include "mailroom/detail/scheduler.hpp"

@@ -413,14 +413,67 @@ void exchange::deliver(conveyor_core& c, int source, std::byte* buf) noexcept {
   }
 }
 
-void exchange::mismatch(int source, const buffer_header& h, const conveyor_core& c) const {
+void exchange::mismatch(int source, const buffer_header& h, const conveyor_core& c) {
   // (Mailbox #k: the k-th mailbox or conveyor a PE constructed, counting from 0.)
+  const std::string theirs = describe_on(source, h.signature);
   MAILROOM_FAIL(
       "PEs constructed their selectors differently: PE {} sent a buffer to its mailbox "
       "#{}, {}; but on PE {} mailbox #{} is {}. Every PE must construct its selectors "
-      "and conveyors in the same order, with the same mailbox types",
-      source, h.conveyor, describe_signature(h.signature), me_, h.conveyor,
-      describe_signature(c.signature()));
+      "and conveyors in the same order, at the same lines, with the same mailbox types "
+      "(and names); no handler ran on the crossed message",
+      source, h.conveyor, theirs, me_, h.conveyor, describe_signature(c.signature()));
+}
+
+std::string exchange::describe_on(int pe, std::uint32_t signature) {
+  if (known_signature(signature) || pe == me_ || asked_ >= 0) return describe_signature(signature);
+  // A header alone asks; the reply's text follows its header. Both need no credit: the
+  // receiver takes them in at once and answers from its progress engine.
+  std::byte* buf = acquire();
+  *reinterpret_cast<buffer_header*>(buf) =
+      buffer_header{k_describe_request, k_header_bytes, 0, 0, signature, 0};
+  asked_ = pe;
+  asked_signature_ = signature;
+  channel_->send(pe, buf, k_header_bytes, buf);
+  constexpr double k_patience_seconds = 5;
+  const double until = transport::wtime() + k_patience_seconds;
+  while (!described_done_ && transport::wtime() < until) channel_->poll();
+  if (!described_done_)
+    return fmt::format("{} (PE {} did not say what it is within {} s: it takes in no messages)",
+                       describe_signature(signature), pe, k_patience_seconds);
+  return described_;
+}
+
+void exchange::control(int source, std::byte* buf) noexcept {
+  const auto& h = *reinterpret_cast<const buffer_header*>(buf);
+  if (h.conveyor == k_describe_request) {
+    const std::string text = describe_signature(h.signature);
+    const std::size_t n = std::min(text.size(), capacity_ - k_header_bytes);
+    std::byte* reply = acquire();
+    *reinterpret_cast<buffer_header*>(reply) = buffer_header{
+        k_describe_reply, static_cast<std::uint32_t>(k_header_bytes + n), 0, 0, h.signature, 0};
+    std::memcpy(reply + k_header_bytes, text.data(), n);
+    channel_->send(source, reply, k_header_bytes + n, reply);
+  } else if (h.conveyor == k_describe_reply && source == asked_ &&
+             h.signature == asked_signature_) {
+    described_.assign(reinterpret_cast<const char*>(buf + k_header_bytes),
+                      h.bytes - k_header_bytes);
+    described_done_ = true;
+  }
+  release_arrival(source, buf);
+}
+
+void exchange::check_unclaimed() {
+  // (Buffers wait there only for mailboxes not constructed yet: at the end, never to be.)
+  for (const auto& [id, list] : early_) {
+    const auto& h = *reinterpret_cast<const buffer_header*>(list.front().second);
+    const int source = list.front().first;
+    MAILROOM_FAIL(
+        "PEs constructed their selectors differently: PE {} sent {} buffers to its mailbox #{}, "
+        "{}; but this PE ends the runtime without constructing it ({} mailboxes and conveyors "
+        "of the job constructed here). Every PE must construct the same selectors and "
+        "conveyors, in the same order",
+        source, list.size(), id, describe_on(source, h.signature), next_id_);
+  }
 }
 
 namespace {
@@ -598,7 +651,13 @@ void exchange::received(int source, std::byte* data, std::size_t bytes) noexcept
   MAILROOM_CHECK(bytes >= k_header_bytes && h.bytes == bytes,
                  "corrupt aggregation buffer from PE {} ({} bytes, header says {})", source, bytes,
                  h.bytes);
-  if (h.conveyor >= k_team_conveyor) {
+  if (MAILROOM_UNLIKELY(asked_ >= 0 || h.conveyor >= k_describe_request)) {
+    // The job is stopping (describe_on waits for a reply): only control messages matter now.
+    if (h.conveyor >= k_describe_request)
+      control(source, data);
+    else
+      release_arrival(source, data);
+  } else if (h.conveyor >= k_team_conveyor) {
     // A team's mailbox: buffers for one not constructed here yet wait, as for the job's.
     if (conveyor_core* c = team_conveyor(h.conveyor); c != nullptr) {
       if (MAILROOM_UNLIKELY(h.signature != c->signature())) mismatch(source, h, *c);

@@ -194,6 +194,18 @@ class exchange final {
   /// One line per conveyor id that buffers arrived for but that this PE has not constructed
   /// (empty if none): for the watchdog.
   [[nodiscard]] std::string describe_early() const;
+  /// What mailbox `signature` is on PE `pe` (describe_signature there): from this PE's registry
+  /// if it has constructed the same, else asked of `pe` (a control message its progress engine
+  /// answers), waiting at most a few seconds while it takes in nothing else. For an error
+  /// message, on the way to stopping the job.
+  [[nodiscard]] std::string describe_on(int pe, std::uint32_t signature);
+  /// Stops the job if buffers came for a mailbox this PE never constructed while it ends the
+  /// runtime: the PEs constructed different numbers of selectors (called by ~runtime).
+  void check_unclaimed();
+  /// Ids of the control messages (above every conveyor's, the teams' included): a request
+  /// for the description of a signature, and its reply (the text after the header).
+  static constexpr std::uint32_t k_describe_request = 0xffffff00u;
+  static constexpr std::uint32_t k_describe_reply = 0xffffff01u;
   /// Slots in this PE's shared pool (0: none).
   [[nodiscard]] std::uint32_t shared_slots() const noexcept { return slots_; }
   /// Conveyors so far whose node lanes were in the pool's slots.
@@ -213,7 +225,9 @@ class exchange final {
   void take_early(std::uint32_t id, conveyor_core& c);
   /// Hands an arrival to its conveyor: data to its queue, an end of stream to its count.
   void deliver(conveyor_core& c, int source, std::byte* buf) noexcept;
-  [[noreturn]] void mismatch(int source, const buffer_header& h, const conveyor_core& c) const;
+  [[noreturn]] void mismatch(int source, const buffer_header& h, const conveyor_core& c);
+  /// A control message (k_describe_request, k_describe_reply) arrived.
+  void control(int source, std::byte* buf) noexcept;
   void start_shared(const config& cfg);
   bool poll_shared() noexcept;
 
@@ -316,6 +330,12 @@ class exchange final {
   std::unordered_map<std::uint32_t, std::vector<std::pair<int, std::byte*>>> early_;
   std::uint32_t next_id_ = 0;
   std::size_t live_ = 0;
+  // describe_on: the reply awaited (its signature and source), and its text once it came.
+  // Meanwhile (the job is stopping) other arrivals are set aside unhandled.
+  int asked_ = -1;
+  std::uint32_t asked_signature_ = 0;
+  std::string described_;
+  bool described_done_ = false;
   std::unique_ptr<sink> sink_;  // (before the channel: it outlives it)
   std::unique_ptr<transport::channel> channel_;
 };

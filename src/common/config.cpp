@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Parses and prints the MAILROOM_* table of config.hpp.
+// Parses and prints the MAILROOM_* tables of config.hpp, and rejects MAILROOM_* names that
+// neither holds.
 #include "mailroom/config.hpp"
+
+#include "common/environment.hpp"
 
 #include "mailroom/error.hpp"
 
@@ -40,6 +43,7 @@ limits limits_of(std::string_view env) {
   if (env == "MAILROOM_BUDGET_BYTES") return {1ull << 16, 1ull << 50};
   if (env == "MAILROOM_SYMMETRIC_HEAP_BYTES") return {1ull << 20, 1ull << 44};
   if (env == "MAILROOM_WATCHDOG") return {0, 7ull * 24 * 3600};
+  if (env == "MAILROOM_WARN_AFTER") return {0, 7ull * 24 * 3600};
   if (env == "MAILROOM_IDLE_SLEEP_NS") return {0, 1000000000};
   if (env == "MAILROOM_IDLE_FLUSH") return {0, 1ull << 40};
   if (env == "MAILROOM_STATS") return {0, 1};
@@ -129,8 +133,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-// Stops the job naming the closest known variable (when one is close) and every known one.
-[[noreturn]] void unknown_variable(std::string_view name, std::vector<std::string_view> names) {
+// What is wrong with an unknown name: the closest known variable (when one is close) and every
+// known one.
+std::string unknown_variable(std::string_view name, std::vector<std::string_view> names) {
   std::string_view closest;
   std::size_t best = std::numeric_limits<std::size_t>::max();
   for (std::string_view n : names) {
@@ -144,38 +149,54 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   // Close: a third of the name after MAILROOM_ (a typo or two), not a different word.
   const std::size_t close = std::max<std::size_t>(1, (closest.size() - 9) / 3);
   const std::string hint = best <= close ? fmt::format(" (did you mean {}?)", closest) : "";
-  MAILROOM_FAIL("unknown environment variable {}{}; the known ones are {}", name, hint,
-                fmt::join(names, ", "));
+  return fmt::format("unknown environment variable {}{}; the known ones are {}", name, hint,
+                     fmt::join(names, ", "));
 }
 }  // namespace
 
 config config::from_environment() {
+  std::string error;
+  config c = detail::read_environment(error);
+  if (!error.empty()) MAILROOM_FAIL("{}", error);
+  return c;
+}
+
+config detail::read_environment(std::string& error) {
   config c;
-#define MAILROOM_CONFIG_PARSE(field, env, kind, def, doc)                                  \
-  if (const char* s = std::getenv(env)) {                                                  \
-    std::uint64_t v = 0;                                                                   \
-    MAILROOM_CHECK(detail::parse_config_value(#kind, s, v),                                \
-                   "{}='{}' is not a valid value ({} expected: {})", env, s, #kind, doc);  \
-    const limits lim = limits_of(env);                                                     \
-    MAILROOM_CHECK(v >= lim.min && v <= lim.max, "{}={} is out of range [{}, {}]", env, v, \
-                   lim.min, lim.max);                                                      \
-    c.field = v;                                                                           \
+  error.clear();
+#define MAILROOM_CONFIG_PARSE(field, env, kind, def, doc)                                        \
+  if (const char* s = std::getenv(env); s != nullptr && error.empty()) {                         \
+    std::uint64_t v = 0;                                                                         \
+    const limits lim = limits_of(env);                                                           \
+    if (!detail::parse_config_value(#kind, s, v))                                                \
+      error = fmt::format("{}='{}' is not a valid value ({} expected: {})", env, s, #kind, doc); \
+    else if (v < lim.min || v > lim.max)                                                         \
+      error = fmt::format("{}={} is out of range [{}, {}]", env, v, lim.min, lim.max);           \
+    else                                                                                         \
+      c.field = v;                                                                               \
   }
   MAILROOM_CONFIG_TABLE(MAILROOM_CONFIG_PARSE)
 #undef MAILROOM_CONFIG_PARSE
+  if (!error.empty()) return c;
 
   // A misspelt variable silently ignored is a day lost: reject unknown MAILROOM_* names.
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     std::string_view kv(*e);
     if (kv.substr(0, 9) != "MAILROOM_") continue;
     std::string_view name = kv.substr(0, kv.find('='));
-    // (MAILROOM_SIM is read by programs that offer the simulated machine: mailroom/simulate.hpp;
-    // MAILROOM_TRACE, a file name, by the trace: common/trace.cpp.)
-    std::vector<std::string_view> names{"MAILROOM_SIM", "MAILROOM_TRACE"};
+    // (The text variables are read where they are used: MAILROOM_SIM by programs that offer
+    // the simulated machine, mailroom/simulate.hpp; MAILROOM_TRACE by common/trace.cpp.)
+    std::vector<std::string_view> names;
 #define MAILROOM_CONFIG_KNOWN(field, env, kind, def, doc) names.emplace_back(env);
     MAILROOM_CONFIG_TABLE(MAILROOM_CONFIG_KNOWN)
 #undef MAILROOM_CONFIG_KNOWN
-    if (std::find(names.begin(), names.end(), name) == names.end()) unknown_variable(name, names);
+#define MAILROOM_CONFIG_KNOWN_TEXT(env, doc) names.emplace_back(env);
+    MAILROOM_CONFIG_TEXT_TABLE(MAILROOM_CONFIG_KNOWN_TEXT)
+#undef MAILROOM_CONFIG_KNOWN_TEXT
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      error = unknown_variable(name, names);
+      return c;
+    }
   }
   return c;
 }
@@ -188,11 +209,16 @@ std::string config::describe() const {
       std::strcmp(#kind, "routing") == 0 ? routing_name(field) : fmt::format("{}", field), doc);
   MAILROOM_CONFIG_TABLE(MAILROOM_CONFIG_PRINT)
 #undef MAILROOM_CONFIG_PRINT
-  const char* trace = std::getenv("MAILROOM_TRACE");
-  out += fmt::format("  {:<31} {:>12}  {}\n", "MAILROOM_TRACE",
-                     trace != nullptr && *trace != '\0' ? trace : "(unset)",
-                     "a file: when the runtime ends, a trace of every PE (buffers, handler "
-                     "batches, termination waves, collectives) in Chrome trace-event JSON");
+  // (Their values as the environment has them now: empty counts as unset, as where they are
+  // read.)
+#define MAILROOM_CONFIG_PRINT_TEXT(env, doc)                                         \
+  {                                                                                  \
+    const char* value = std::getenv(env);                                            \
+    out += fmt::format("  {:<31} {:>12}  {}\n", env,                                 \
+                       value != nullptr && *value != '\0' ? value : "(unset)", doc); \
+  }
+  MAILROOM_CONFIG_TEXT_TABLE(MAILROOM_CONFIG_PRINT_TEXT)
+#undef MAILROOM_CONFIG_PRINT_TEXT
   return out;
 }
 

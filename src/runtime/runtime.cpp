@@ -9,6 +9,7 @@
 #include "runtime/workers.hpp"
 #include "transport/transport.hpp"
 
+#include "common/environment.hpp"
 #include "common/pe_local.hpp"
 #include "common/trace.hpp"
 
@@ -16,7 +17,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <memory>
+#include <string>
 
 namespace mailroom {
 
@@ -34,11 +37,17 @@ MAILROOM_PE_LOCAL(g_barrier);
 MAILROOM_PE_LOCAL(g_quiesce);
 
 // A barrier that keeps mailroom moving while it waits: a PE blocked in MPI_Barrier would stop
-// taking in buffers, and PEs still sending to it could never reach the barrier.
-void progressing_barrier() {
+// taking in buffers, and PEs still sending to it could never reach the barrier. At the end of
+// the runtime (`closing`), a buffer for a mailbox this PE has not constructed can only mean that
+// the PEs constructed different selectors: that stops the job at once, not at the watchdog.
+void progressing_barrier(bool closing = false) {
   g_barrier->start_barrier();
+  if (closing) detail::exchange::get().check_unclaimed();
   if (!g_barrier->wait_idle("barrier()"))
-    while (!g_barrier->test()) detail::scheduler::progress_waiting("barrier()");
+    while (!g_barrier->test()) {
+      detail::scheduler::progress_waiting("barrier()");
+      if (closing) detail::exchange::get().check_unclaimed();
+    }
 }
 
 // What the transport's collectives ask: does this PE hold mailroom state a peer may need it to
@@ -52,12 +61,30 @@ void progress_in_collective(const char* what) {
   if (detail::exchange::running()) detail::scheduler::progress_waiting(what);
 }
 
+// The configuration, once every PE has read it: a bad variable (every PE usually sees the same
+// environment) is reported once, by the first PE that found one, and every PE then ends as
+// quietly as MPI allows (MPI_Finalize and exit 1, not an abort from each).
+mailroom::config agreed_configuration() {
+  std::string error;
+  mailroom::config cfg = detail::read_environment(error);
+  constexpr std::int64_t k_none = std::numeric_limits<std::int64_t>::max();
+  const std::int64_t first = transport::allreduce_min(error.empty() ? k_none : transport::rank());
+  if (first == k_none) return cfg;
+  if (first == transport::rank())
+    std::fprintf(stderr, "mailroom: rank %d: %s\n", transport::rank(), error.c_str());
+  std::fflush(stderr);
+  std::fflush(stdout);
+  transport::barrier();  // (the report is out before any PE leaves)
+  if (!simulated()) transport::finalize();
+  std::_Exit(1);
+}
+
 void start(int* argc, char*** argv, communicator comm) {
   MAILROOM_CHECK(!g_runtime_exists,
                  "a second mailroom::runtime was constructed; create one per "
                  "program");
   transport::init(argc, argv, comm.is_world(), comm.fortran_handle());
-  mailroom::config cfg = mailroom::config::from_environment();
+  mailroom::config cfg = agreed_configuration();
   const long cores = sysconf(_SC_NPROCESSORS_ONLN);
   if (std::getenv("MAILROOM_IDLE_SLEEP_NS") == nullptr && cores > 0 && !simulated() &&
       transport::layout().node_size > cores)
@@ -117,7 +144,7 @@ runtime::~runtime() {
   MAILROOM_CHECK(detail::scheduler::live.empty(),
                  "mailroom::runtime destroyed while {} selector(s) still exist",
                  detail::scheduler::live.size());
-  progressing_barrier();
+  progressing_barrier(true);
   // MAILROOM_TRACE: every PE writes its part, then rank 0 joins them (a barrier either way: the
   // variable might be set on some PEs only).
   detail::trace::write_part();
@@ -156,7 +183,8 @@ double wtime() noexcept {
   return transport::wtime();
 }
 
-void yield() {
+void yield(source_location loc) {
+  const detail::call_site here(loc);
   detail::scheduler::check_running("mailroom::yield");
   // On a pool worker: another task, if one is queued.
   if (detail::t_worker > 0) {
@@ -168,7 +196,8 @@ void yield() {
   detail::run_one_task();
 }
 
-void barrier() {
+void barrier(source_location loc) {
+  const detail::call_site here(loc);
   detail::scheduler::check_running("mailroom::barrier");
   MAILROOM_CHECK(!detail::scheduler::in_handler(),
                  "barrier() called from a handler: handlers "
@@ -188,7 +217,8 @@ namespace mailroom {
 // nothing was in flight between them, and nothing can be sent again before this returns (only
 // handlers could, and nothing is left to handle). Then each PE waits for the acknowledgements of
 // its own buffers: all were handled, so all are on their way.
-void quiesce() {
+void quiesce(source_location loc) {
+  const detail::call_site here(loc);
   using detail::scheduler;
   scheduler::check_running("mailroom::quiesce");
   MAILROOM_CHECK(!scheduler::in_handler(),

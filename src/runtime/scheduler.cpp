@@ -155,7 +155,7 @@ bool scheduler::progress() {
     return true;
   }
   ++idle_polls;
-  if (current_config().watchdog > 0) watch_idle();
+  if (current_config().watchdog > 0 || current_config().warn_after > 0) watch_idle();
   exchange::get().idle_poll(true);
   return false;
 }
@@ -273,14 +273,53 @@ void scheduler::flush_idle() {
   ex.items_idle_flushed += ex.items_shipped - before;
 }
 
+namespace {
+double g_warned_for = -1;  // the start of the stall last warned of (MAILROOM_WARN_AFTER)
+MAILROOM_PE_LOCAL(g_warned_for);
+
+// MAILROOM_WARN_AFTER: one line early in a stall, naming the PEs that hold this PE's buffers
+// unacknowledged (the usual cause: a PE in an MPI call of the program's, or computing, that takes
+// nothing in), long before the watchdog's limit; then the wait goes on.
+void warn_stalled(double stalled, const char* waiting_in) {
+  std::vector<int> peers;
+  for (const selector_core* s : scheduler::live)
+    for (int m = 0; m < s->mailboxes(); ++m) {
+      std::vector<int> to;
+      (void)s->box(static_cast<std::size_t>(m)).conveyor.unacknowledged(&to, 8);
+      for (const int p : to)
+        if (std::find(peers.begin(), peers.end(), p) == peers.end()) peers.push_back(p);
+    }
+  std::sort(peers.begin(), peers.end());
+  std::string who;
+  for (std::size_t i = 0; i < peers.size() && i < 8; ++i) who += fmt::format(" {}", peers[i]);
+  if (peers.size() > 8) who += " ...";
+  const std::uint64_t limit = current_config().watchdog;
+  std::fprintf(
+      stderr,
+      "mailroom: rank %d: warning: no progress for %.0f s in %s%s; is a PE blocked in an MPI "
+      "call of its own without mr::quiesce() before it, or computing without calling into "
+      "mailroom (mr::yield())? %s (MAILROOM_WARN_AFTER)\n",
+      transport::rank(), stalled, waiting_in != nullptr ? waiting_in : "a send waiting for credits",
+      who.empty() ? "" : fmt::format(", buffers unacknowledged by PEs{}", who).c_str(),
+      limit > 0 ? fmt::format("The watchdog stops the job after {} s.", limit).c_str() : "");
+  std::fflush(stderr);
+}
+}  // namespace
+
 void scheduler::watch_idle() {
   const double now = transport::wtime();
   if (last_activity < 0) {
     last_activity = now;
     return;
   }
+  const auto warn = static_cast<double>(current_config().warn_after);
   const auto limit = static_cast<double>(current_config().watchdog);
-  if (now - last_activity < limit) return;
+  if (warn > 0 && g_warned_for != last_activity && now - last_activity >= warn &&
+      (limit == 0 || warn < limit)) {
+    g_warned_for = last_activity;
+    warn_stalled(now - last_activity, waiting_in);
+  }
+  if (limit == 0 || now - last_activity < limit) return;
   std::string report;
   for (const selector_core* s : live) report += s->describe();
   for (const auto& op : pending) report += "  in flight: " + op->describe() + "\n";
@@ -333,11 +372,19 @@ selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g, c
                  kind);
   scheduler::check_not_completing("a selector's constructor");
   // A cycle's quiescence waves run among the members (over a team: its group's).
+  // (Their contexts pair by creation order: each wave checks that the members' are this one.)
   for (std::size_t c = 0; c < components_.size(); ++c)
-    if (plan_.components[c].cyclic)
+    if (plan_.components[c].cyclic) {
       components_[c].ctx = over_team_
                                ? std::make_unique<transport::collective_context>(group_of(*t))
                                : std::make_unique<transport::collective_context>();
+      const std::uint32_t of = boxes_.front()->conveyor.signature();
+      components_[c].waves.agree_on(
+          wave_signature(of ^ static_cast<std::uint32_t>(c),
+                         fmt::format("the cycle through mailbox {} of {}",
+                                     plan_.components[c].members.front(), describe_signature(of))),
+          boxes_.front()->self_from == 0);
+    }
   for (std::size_t m = 0; m < boxes_.size(); ++m)
     if (plan_.entry[m]) boxes_[m]->accepts.fetch_or(scheduler::k_from_user);
   if (!over_team_) scheduler::next_selector_id = (id_ + 1) % exchange::k_team_conveyor;
@@ -756,6 +803,18 @@ void selector_core::form_ring(const std::vector<selector_core*>& path) {
   auto ring = std::make_shared<feed_ring>();
   ring->members = members;
   ring->ctx = std::make_unique<transport::collective_context>();
+  // (Its waves check that every PE's are of the same ring: the same selectors, by id.)
+  std::uint32_t key = 0;
+  std::string ids;
+  for (const selector_core* s : members) {
+    key = key * 0x9e3779b1u + s->id_ + 1;
+    ids += fmt::format("{}#{}", ids.empty() ? "" : ", ", s->id_);
+  }
+  const source_location& at = call_site::current() != nullptr ? *call_site::current() : site_;
+  ring->waves.agree_on(
+      wave_signature(key, fmt::format("the cycle of selectors {} closed by receives_from at {}:{}",
+                                      ids, at.file_name(), at.line())),
+      transport::rank() == 0);
   for (selector_core* s : members) s->ring_ = ring;
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Dependency-graph analysis: validation, Tarjan's SCC, topological order of components, entries;
 // and the quiescence detector (detail::quiescence).
+#include "aggregation/exchange.hpp"
 #include "mailroom/detail/scheduler.hpp"
+#include "mailroom/detail/signature.hpp"
 #include "mailroom/error.hpp"
 #include "mailroom/termination.hpp"
 
@@ -131,10 +133,16 @@ namespace detail {
 bool quiescence::step(transport::collective_context& ctx, bool ready, std::int64_t sent,
                       std::int64_t processed) {
   if (done_) return true;
+  if (MAILROOM_UNLIKELY(disagreed_)) return false;
   if (in_flight_) {
     if (!ctx.test()) return false;
     in_flight_ = false;
     ++waves_;
+    const std::int64_t h = signature_ >> 12, members = out_[2];
+    if (MAILROOM_UNLIKELY(out_[3] != members * h || out_[4] != members * h * h)) {
+      disagree();
+      return false;  // (for ever: the PE that differs stops the job)
+    }
     if (MAILROOM_UNLIKELY(detail::trace::g_on))
       detail::trace::record(detail::trace::builtin().wave, wave_started_,
                             detail::trace::now() - wave_started_, {waves_, out_[0], out_[1], 0});
@@ -148,10 +156,31 @@ bool quiescence::step(transport::collective_context& ctx, bool ready, std::int64
   if (!ready) return false;
   in_[0] = sent;
   in_[1] = processed;
+  const std::int64_t h = signature_ >> 12;
+  in_[2] = 1;
+  in_[3] = h;
+  in_[4] = h * h;
+  in_[5] = first_ ? static_cast<std::int64_t>(signature_) : 0;
+  in_[6] = first_ ? transport::rank() : 0;
   if (MAILROOM_UNLIKELY(detail::trace::g_on)) wave_started_ = detail::trace::now();
-  ctx.start_allreduce_sum(in_, out_, 2);
+  ctx.start_allreduce_sum(in_, out_, k_wave);
   in_flight_ = true;
   return false;
+}
+
+void quiescence::disagree() {
+  const auto theirs = static_cast<std::uint32_t>(out_[5]);
+  const auto first = static_cast<int>(out_[6]);
+  // A PE whose signature differs from the first member's speaks for both; the others wait for
+  // it to stop the job (it has this wave too), starting no more waves.
+  disagreed_ = true;
+  if (theirs == signature_) return;
+  MAILROOM_FAIL(
+      "PEs constructed their selectors, or closed their cycles of selectors, in different "
+      "orders: the termination waves of {} here met, on PE {}, those of {}. Every PE must "
+      "construct its selectors and declare the receives_from that close cycles in the same "
+      "order",
+      describe_signature(signature_), first, exchange::get().describe_on(first, theirs));
 }
 
 }  // namespace detail

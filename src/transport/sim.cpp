@@ -1314,6 +1314,27 @@ std::string simulated_machine::describe() const {
       node_bandwidth / 1e9, jitter, seed);
 }
 
+namespace {
+// Each PE's stack is two mappings (the guard page below it has other permissions), and the kernel
+// caps a process's mappings (vm.max_map_count, 65530 by default): past the cap a stack cannot be
+// mapped. Said before the first PE starts, with the cap and how to raise it.
+void check_mappings(int pes) {
+  long cap = 0;
+  if (std::FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r")) {
+    if (std::fscanf(f, "%ld", &cap) != 1) cap = 0;
+    std::fclose(f);
+  }
+  constexpr long k_others = 4096;  // the program's own: libraries, heaps, MPI, the symmetric heap
+  const long need = 2L * pes + k_others;
+  MAILROOM_CHECK(cap <= 0 || need <= cap,
+                 "MAILROOM_SIM: {} PEs need about {} memory mappings (two per PE: its stack and "
+                 "the guard page below it), but this kernel allows a process {} "
+                 "(vm.max_map_count): at most about {} PEs here. Raise it with `sysctl -w "
+                 "vm.max_map_count={}` (as root), or simulate fewer PEs",
+                 pes, need, cap, (cap - k_others) / 2, need + k_others);
+}
+}  // namespace
+
 bool simulated() noexcept { return transport::sim::g_active; }
 
 int simulate(const simulated_machine& m, const std::function<int()>& program) {
@@ -1333,6 +1354,7 @@ int simulate(const simulated_machine& m, const std::function<int()>& program) {
   const std::size_t default_stack = 256u << 10;
 #endif
   const std::size_t stack = (m.stack_bytes > 0 ? m.stack_bytes : default_stack) + 4096;
+  check_mappings(m.pes);
   g_engine = &e;
   for (int pe = 0; pe < m.pes; ++pe) {
     auto f = std::make_unique<fiber>();

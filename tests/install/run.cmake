@@ -41,6 +41,18 @@ run(${CMAKE_COMMAND} -S ${SOURCE} -B ${CONSUMER_BUILD} -G ${GENERATOR}
     -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${PREFIX} -DMPI_CXX_COMPILER=${MPI_CXX_COMPILER})
 run(${CMAKE_COMMAND} --build ${CONSUMER_BUILD})
 run(${CONSUMER_BUILD}/consumer)
+# mailroomConfigVersion.cmake refuses a version it is not: a newer minor (0.x releases may break
+# the API) or major.
+foreach(want 99.0 0.99)
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE} -B ${CONSUMER_BUILD}-${want}
+                          -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${PREFIX}
+                          -DMPI_CXX_COMPILER=${MPI_CXX_COMPILER} -DMAILROOM_WANT=${want}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc EQUAL 0 OR NOT "${err}" MATCHES "not suitable|compatible")
+    message(FATAL_ERROR "find_package(mailroom ${want}) was not refused (${rc}):\n${out}\n${err}")
+  endif()
+  file(REMOVE_RECURSE ${CONSUMER_BUILD}-${want})
+endforeach()
 # pkg-config, with the MPI compiler wrapper, as a Makefile would.
 set(ENV{PKG_CONFIG_PATH} ${PREFIX}/${LIBDIR}/pkgconfig)
 execute_process(COMMAND pkg-config --cflags --libs mailroom RESULT_VARIABLE rc

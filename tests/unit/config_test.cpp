@@ -286,9 +286,16 @@ TEST(ConfigDescribe, MentionsEveryVariableOnItsOwnLine) {
   int lines = 0;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) ++lines;
-  // (and MAILROOM_TRACE, a file name, outside the table of numbers)
+  // (and the variables of text, MAILROOM_TRACE among them, outside the table of numbers)
+  int text_rows = 0;
+#define MAILROOM_TEST_TEXT_VARIABLE(env, doc)                                        \
+  ++text_rows;                                                                       \
+  EXPECT_NE(text.find(env), std::string::npos) << env << " missing from:\n" << text; \
+  EXPECT_NE(text.find(doc), std::string::npos) << env << "'s description missing:\n" << text;
+  MAILROOM_CONFIG_TEXT_TABLE(MAILROOM_TEST_TEXT_VARIABLE)
+#undef MAILROOM_TEST_TEXT_VARIABLE
   EXPECT_NE(text.find("MAILROOM_TRACE"), std::string::npos) << text;
-  EXPECT_EQ(lines, static_cast<int>(table.size()) + 1);
+  EXPECT_EQ(lines, static_cast<int>(table.size()) + text_rows);
 }
 
 TEST(ConfigDescribe, ShowsTheValuesInForce) {

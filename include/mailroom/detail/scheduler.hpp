@@ -27,6 +27,15 @@ namespace mailroom::detail {
 class quiescence {
  public:
   quiescence() = default;
+  /// What the members must agree on: `signature` (describe_signature's, registered) names the
+  /// cycle or ring whose waves these are, and each wave checks that every member's waves are
+  /// of the same one (collective contexts are paired by creation order: PEs that created them in
+  /// different orders would pair one cycle's waves with another's). `first`: this PE is the
+  /// first member, whose signature a PE that differs asks about to name both sides.
+  void agree_on(std::uint32_t signature, bool first) noexcept {
+    signature_ = signature;
+    first_ = first;
+  }
   /// Call repeatedly once the component is closed on this PE (no more sends from outside).
   /// `ready` says that every item pushed so far has been handed to the transport, so the
   /// counters may be sampled now. Returns true once the component has terminated everywhere.
@@ -36,9 +45,17 @@ class quiescence {
   [[nodiscard]] int waves() const noexcept { return waves_; }
 
  private:
-  std::int64_t in_[2] = {0, 0};
-  std::int64_t out_[2] = {0, 0};
+  // A wave sums, over the members: sent, processed, 1, h, h * h (h: 20 bits of the signature,
+  // so no sum overflows), and the first member's signature and world rank (0 elsewhere).
+  static constexpr int k_wave = 7;
+  /// The members' signatures differ: stops the job (on a PE that differs from the first).
+  void disagree();
+  std::int64_t in_[k_wave] = {};
+  std::int64_t out_[k_wave] = {};
   std::int64_t prev_[2] = {-1, -1};
+  std::uint32_t signature_ = 0;
+  bool first_ = false;
+  bool disagreed_ = false;
   bool in_flight_ = false;
   bool done_ = false;
   int waves_ = 0;
@@ -125,8 +142,9 @@ class pending_op {
   [[nodiscard]] virtual transport::request* transport_request() noexcept { return nullptr; }
 };
 
-/// Global scheduler state: worker 0's (the PE's own thread), which alone runs handlers, one at a
-/// time, and the progress engine.
+/// Global scheduler state: worker 0's (the PE's own thread), which runs the progress engine and
+/// the handlers of arriving buffers (pool workers run those of local blocks and concurrent
+/// mailboxes: see mailbox_base::handling).
 struct scheduler {
   /// Where a send comes from now, one bit: on worker 0 k_from_user, or k_from_handler while a
   /// handler runs; on a pool worker k_from_worker_user, or k_from_worker_handler in a task that

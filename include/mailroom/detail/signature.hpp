@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: MIT
 // Signatures of mailboxes: a 32-bit value per mailbox, from the type of its selector (message
-// and handler types) and its index, carried in every buffer's header and checked on arrival, so
-// that PEs that construct their selectors in different orders or with different mailbox types
-// get an error that shows both PEs' views instead of a hang or a wrong handler. Not API.
+// and handler types), where the program constructed it and its index, carried in every buffer's
+// header and checked on arrival, so that PEs that construct their selectors in different orders,
+// at different lines or with different mailbox types get an error that shows both PEs' views
+// (both construction sites) instead of a hang, a wrong handler or a wrong answer. Not API.
 #pragma once
+
+#include "mailroom/error.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <typeinfo>
 
@@ -25,9 +30,27 @@ struct mailbox_kind {
 /// mailbox's signature adds its index).
 std::uint32_t register_signature(const std::type_info& owner, const mailbox_kind* boxes,
                                  std::size_t n) noexcept;
-/// "mailbox 1 (of 2) of a selector: message type `reply`, handler `main::{lambda(...)#2}`", or
-/// "an unknown mailbox (signature 0x...)".
+/// The signature of one construction of a type: the type's (`type_signature`, low byte 0) with
+/// the construction site (file, line, column), the mailboxes' names and the types their handlers
+/// were erased from mixed in, low byte 0, so that two constructions of one type at different
+/// lines (or with different names or handlers) differ. (A construction through std::make_unique
+/// or std::optional::emplace has its site there, the same for every caller.)
+/// Registered on this PE with what it stands for (describe_signature names the site). Called
+/// once per construction, never per message.
+/// `origins`: per mailbox, the type its handler was erased from (actor<T>), or null.
+std::uint32_t construction_signature(std::uint32_t type_signature, const source_location& site,
+                                     std::initializer_list<std::string_view> names = {},
+                                     std::initializer_list<const std::type_info*> origins = {});
+/// The signature of a termination protocol's waves (quiescence::agree_on), from `key` (what the
+/// members must agree on: a cycle's selector and component, a ring's members), registered with
+/// `what` it is for describe_signature.
+std::uint32_t wave_signature(std::uint32_t key, std::string what);
+/// "mailbox 1 of a selector of 2: message type `reply`, handler `main::{lambda(...)#2}`,
+/// constructed at main.cpp:12:7", or "an unknown mailbox (signature 0x...)" when this PE has
+/// not constructed it (nor anything of its type).
 std::string describe_signature(std::uint32_t signature);
+/// Whether this PE registered `signature` (constructed that mailbox at that site).
+[[nodiscard]] bool known_signature(std::uint32_t signature);
 
 template <class Owner, class... Boxes>
 inline const std::uint32_t type_signature = [] {

@@ -4,9 +4,10 @@
 // waits for, and the blocks in which pool workers stage their sends. Not API.
 //
 // Worker 0 is the PE's own thread (the one that constructed the runtime). It alone runs the
-// runtime: MPI, the progress engine, every handler, continuations, collectives. Workers 1..N-1
-// (MAILROOM_WORKERS=N) run tasks; their sends go into staging blocks, which worker 0 moves into
-// the aggregation buffers whenever it polls (docs/design.md, workers).
+// runtime: MPI, the progress engine, the handlers of arriving buffers, continuations,
+// collectives. Workers 1..N-1 (MAILROOM_WORKERS=N) run tasks, and the handlers of what tasks
+// send to their own PE and of concurrent mailboxes; their sends go into staging blocks, which
+// worker 0 moves into the aggregation buffers whenever it polls (docs/design.md, workers).
 #pragma once
 
 #include "mailroom/detail/callback.hpp"
