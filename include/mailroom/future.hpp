@@ -182,17 +182,20 @@ class future {
   /// True once the value is there. Does not run the progress engine.
   [[nodiscard]] bool ready() const noexcept { return state_->ready(); }
 
-  /// Runs the progress engine until ready (see the class comment).
-  void wait() const {
-    if (!ready())
+  /// Runs the progress engine until ready (see the class comment). (`loc`: the caller's line,
+  /// which a misuse, such as waiting in a handler, names.)
+  void wait(source_location loc = source_location::current()) const {
+    if (!ready()) {
+      const detail::call_site here(loc);
       detail::wait_until(
           [](const void* s) { return static_cast<const detail::future_state<T>*>(s)->ready(); },
           state_.get(), "future::wait()");
+    }
   }
 
   /// The value, waiting for it first (see wait()). A copy: the future keeps its own.
-  auto get() const {
-    wait();
+  auto get(source_location loc = source_location::current()) const {
+    wait(loc);
     if constexpr (!std::is_void_v<T>) return *state_->value;
   }
 

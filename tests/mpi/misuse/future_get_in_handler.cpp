@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Misuse: a blocking get() on a future inside a handler (handlers never block) must stop the job
-// with a message that says to use then(), not hang.
+// with a message that says to use then(), naming the line of the get() (11), not hang.
 #include <mailroom/mailroom.hpp>
 
 namespace mr = mailroom;
