@@ -112,9 +112,17 @@ class symmetric_array {
   symmetric_array() = default;
   /// Collective: n elements per PE from the symmetric heap, zeroed. The runtime must exist;
   /// a heap too small (MAILROOM_SYMMETRIC_HEAP_BYTES) or n differing between PEs stops the job.
-  explicit symmetric_array(std::size_t n)
-      : data_(static_cast<T*>(detail::symmetric_allocate(n * sizeof(T), alignof(T)))) {}
+  explicit symmetric_array(std::size_t n, source_location loc = source_location::current())
+      : data_(static_cast<T*>(allocate(n, loc))) {}
 
+ private:
+  // (A misuse of the allocation names the caller's line.)
+  static void* allocate(std::size_t n, const source_location& loc) {
+    const detail::call_site here(loc);
+    return detail::symmetric_allocate(n * sizeof(T), alignof(T));
+  }
+
+ public:
   /// Element i of this PE's array (where a closure runs: that PE's). Not checked.
   [[nodiscard]] T& operator[](std::size_t i) const noexcept { return data_[i]; }
   /// This PE's elements; the same address on every PE (null for a default-constructed handle).
@@ -311,7 +319,10 @@ template <class T>
 class symmetric {
  public:
   /// Collective: each PE gives its own value.
-  explicit symmetric(const T& value) : a_(1) { a_[0] = value; }
+  explicit symmetric(const T& value, source_location loc = source_location::current())
+      : a_(1, loc) {
+    a_[0] = value;
+  }
   /// This PE's value (where a closure runs: that PE's).
   [[nodiscard]] T& operator*() const noexcept { return a_[0]; }
   /// This PE's value (where a closure runs: that PE's).

@@ -116,7 +116,8 @@ void spawn(F&& f) {
 /// waits, the thread runs tasks (worker 0: and the progress engine). Everything the tasks sent
 /// is then in the runtime's hands: done() on the mailboxes they sent to may follow.
 template <class F>
-void finish(F&& body) {
+void finish(F&& body, source_location loc = source_location::current()) {
+  const detail::call_site here(loc);
   detail::scheduler::check_running("mailroom::finish");
   MAILROOM_CHECK(!detail::in_handler_context(),
                  "mailroom::finish called from a handler (or a task a handler spawned): handlers "

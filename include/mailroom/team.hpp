@@ -3,6 +3,7 @@
 // the whole job, a split of a team by colour, or the rows and columns of a 2-D grid of PEs.
 #pragma once
 
+#include "mailroom/error.hpp"
 #include "mailroom/pe.hpp"
 
 #include <memory>
@@ -27,7 +28,8 @@ class team {
   /// progress engine keeps running first: the members that give the same `colour` (>= 0) form
   /// a new team, ranked by `key`, then by rank here. A negative colour joins none: the result is
   /// then an empty team (valid() is false).
-  [[nodiscard]] team split(int colour, int key = 0) const;
+  [[nodiscard]] team split(int colour, int key = 0,
+                           source_location loc = source_location::current()) const;
 
   /// This PE's rank in the team.
   [[nodiscard]] int rank() const noexcept;
@@ -55,6 +57,6 @@ struct grid_teams {
 };
 /// This PE's row and column teams in a grid of `columns` columns, 1 to num_pes() (else a fatal
 /// error): see grid_teams.
-[[nodiscard]] grid_teams split_grid(int columns);
+[[nodiscard]] grid_teams split_grid(int columns, source_location loc = source_location::current());
 
 }  // namespace mailroom

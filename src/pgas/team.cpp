@@ -72,7 +72,8 @@ team team::world() {
   return team(std::make_shared<detail::team_state>(nullptr, 0));
 }
 
-team team::split(int colour, int key) const {
+team team::split(int colour, int key, source_location loc) const {
+  const detail::call_site here(loc);
   MAILROOM_CHECK(!detail::scheduler::in_handler(),
                  "team::split called from a handler: it is collective and blocks");
   auto g = detail::state_of(*this).group->split(colour, key);
@@ -113,15 +114,16 @@ detail::team_state& detail::state_of(const team& t) {
   return *t.state_;
 }
 
-grid_teams split_grid(int columns) {
+grid_teams split_grid(int columns, source_location loc) {
+  const detail::call_site here(loc);
   const team w = team::world();
   MAILROOM_CHECK(columns >= 1 && columns <= w.size(),
                  "split_grid({}): the number of columns "
                  "must be in [1, {}]",
                  columns, w.size());
   const int me = w.rank();
-  team row = w.split(me / columns, me % columns);
-  team column = w.split(me % columns, me / columns);
+  team row = w.split(me / columns, me % columns, loc);
+  team column = w.split(me % columns, me / columns, loc);
   return {std::move(row), std::move(column)};
 }
 
