@@ -413,15 +413,23 @@ void exchange::deliver(conveyor_core& c, int source, std::byte* buf) noexcept {
   }
 }
 
+namespace {
+// Mailbox #k: the k-th mailbox or conveyor a PE constructed, counting from 0; a team's by its id.
+std::string mailbox_number(std::uint32_t id) {
+  return id >= exchange::k_team_conveyor ? fmt::format("#{:#x} (over a team)", id)
+                                         : fmt::format("#{}", id);
+}
+}  // namespace
+
 void exchange::mismatch(int source, const buffer_header& h, const conveyor_core& c) {
-  // (Mailbox #k: the k-th mailbox or conveyor a PE constructed, counting from 0.)
   const std::string theirs = describe_on(source, h.signature);
   MAILROOM_FAIL(
       "PEs constructed their selectors differently: PE {} sent a buffer to its mailbox "
-      "#{}, {}; but on PE {} mailbox #{} is {}. Every PE must construct its selectors "
+      "{}, {}; but on PE {} mailbox {} is {}. Every PE must construct its selectors "
       "and conveyors in the same order, at the same lines, with the same mailbox types "
       "(and names); no handler ran on the crossed message",
-      source, h.conveyor, theirs, me_, h.conveyor, describe_signature(c.signature()));
+      source, mailbox_number(h.conveyor), theirs, me_, mailbox_number(h.conveyor),
+      describe_signature(c.signature()));
 }
 
 std::string exchange::describe_on(int pe, std::uint32_t signature) {
@@ -468,11 +476,11 @@ void exchange::check_unclaimed() {
     const auto& h = *reinterpret_cast<const buffer_header*>(list.front().second);
     const int source = list.front().first;
     MAILROOM_FAIL(
-        "PEs constructed their selectors differently: PE {} sent {} buffers to its mailbox #{}, "
+        "PEs constructed their selectors differently: PE {} sent {} buffers to its mailbox {}, "
         "{}; but this PE ends the runtime without constructing it ({} mailboxes and conveyors "
         "of the job constructed here). Every PE must construct the same selectors and "
         "conveyors, in the same order",
-        source, list.size(), id, describe_on(source, h.signature), next_id_);
+        source, list.size(), mailbox_number(id), describe_on(source, h.signature), next_id_);
   }
 }
 

@@ -768,6 +768,8 @@ void selector_core::receives_from(std::uint64_t upstream, source_location where)
     feeders_.push_back(upstream);
 }
 
+feed_ring::~feed_ring() { forget_wave_signature(waves.signature()); }
+
 void selector_core::form_ring(const std::vector<selector_core*>& path) {
   // With the rings its members are already in: they all terminate together now.
   std::vector<selector_core*> members;

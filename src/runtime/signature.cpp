@@ -104,11 +104,13 @@ std::unordered_map<std::uint32_t, std::string>& waves() {
   return r;
 }
 
-std::uint32_t wave_signature(std::uint32_t key, std::string what) {
+std::uint32_t wave_signature(std::uint32_t key, const std::string& what) {
   const std::uint32_t h = without_index(fnv(fnv(k_fnv_basis, "waves"), key)) | k_wave_tag;
-  waves().try_emplace(h, std::move(what));
+  waves().try_emplace(h, what);
   return h;
 }
+
+void forget_wave_signature(std::uint32_t signature) noexcept { waves().erase(signature); }
 
 bool known_signature(std::uint32_t signature) {
   return waves().contains(signature) || sites().contains(signature & ~0xffu) ||

@@ -43,6 +43,8 @@ class quiescence {
             std::int64_t processed);
   /// The allreduce waves completed so far (at least two before it reports termination).
   [[nodiscard]] int waves() const noexcept { return waves_; }
+  /// What agree_on was given (0: nothing).
+  [[nodiscard]] std::uint32_t signature() const noexcept { return signature_; }
 
  private:
   // A wave sums, over the members: sent, processed, 1, h, h * h (h: 20 bits of the signature,
@@ -256,6 +258,9 @@ struct feed_ring {
   quiescence waves;
   std::unique_ptr<transport::collective_context> ctx;
   bool finished = false;
+  /// Its waves' signature leaves the registry with it (rings are named by their members' ids,
+  /// which grow for ever: kept, they would grow the registry with every ring).
+  ~feed_ring();
 };
 
 /// The non-template part of a selector: done bookkeeping, termination of each component of the

@@ -44,7 +44,9 @@ std::uint32_t construction_signature(std::uint32_t type_signature, const source_
 /// The signature of a termination protocol's waves (quiescence::agree_on), from `key` (what the
 /// members must agree on: a cycle's selector and component, a ring's members), registered with
 /// `what` it is for describe_signature.
-std::uint32_t wave_signature(std::uint32_t key, std::string what);
+std::uint32_t wave_signature(std::uint32_t key, const std::string& what);
+/// Removes a wave_signature whose protocol has ended.
+void forget_wave_signature(std::uint32_t signature) noexcept;
 /// "mailbox 1 of a selector of 2: message type `reply`, handler `main::{lambda(...)#2}`,
 /// constructed at main.cpp:12:7", or "an unknown mailbox (signature 0x...)" when this PE has
 /// not constructed it (nor anything of its type).
