@@ -3,8 +3,8 @@
 // <mpi.h> (mailroom.hpp does not include it).
 #pragma once
 
-// (Without MPI's deprecated C++ bindings, which would make every program that links mailroom
-// link libmpi_cxx too: an OpenSHMEM program built with oshc++ does not.)
+// (Without MPI's deprecated C++ bindings, as the library itself is built (src/CMakeLists.txt):
+// a program built with oshc++, OpenSHMEM's wrapper, links no libmpi_cxx.)
 #ifndef OMPI_SKIP_MPICXX
 #define OMPI_SKIP_MPICXX 1
 #endif

@@ -2,14 +2,6 @@
 // The one checker every MPI return code goes through. Private to the transport layer.
 #pragma once
 
-// (Without MPI's deprecated C++ bindings, which would make every program that links mailroom
-// link libmpi_cxx too: an OpenSHMEM program built with oshc++ does not.)
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
 #include <mpi.h>
 
 #include "mailroom/error.hpp"

@@ -9,14 +9,6 @@
 #include "mailroom/detail/reduction.hpp"
 #include "transport/transport.hpp"
 
-// (Without MPI's deprecated C++ bindings, which would make every program that links mailroom
-// link libmpi_cxx too: an OpenSHMEM program built with oshc++ does not.)
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
 #include <mpi.h>
 
 #include <atomic>
