@@ -52,13 +52,13 @@ else
   release_out='scale_full|scale_apps|full'
   release_names='^(pointer_chase|randperm_uniform)\.np4$|^pointer_chase\.np3$'
   mpich_out='many_pes|one_pe|full'
-  mpich_names='^(pointer_chase|sparse_matrix)\.np[34]$|^(api_mesh|api_routed)\.np4$'
+  mpich_names='^(pointer_chase|sparse_matrix)\.np[34]$|^(api_mesh|api_routed)\.np4$|^exactly_once_routed_by_4\.np16$|^blocked_in_mpi_warned\.'
   mpich_unit=OFF
   fuzz_seconds=${MAILROOM_FUZZ_SECONDS:-10}
   san_apps=OFF
   san_neg=OFF
   san_out='scale_full|scale_apps|cluster|many_pes|one_pe|neg|full'
-  san_names='^install\.|^(api_mesh|api_routed|enable_disable_routed)\.np4$|^sim\.(collectives|team_selectors)\.|^sim\.exactly_once\.256x32\.(direct\.seed1|mesh\.seed1|node\.link_credits1|mesh\.link_credits0)$'
+  san_names='^install\.|^(api_mesh|api_routed|enable_disable_routed)\.np4$|^sim\.(collectives|team_selectors|constructions_differ)\.|^sim\.exactly_once\.256x32\.(direct\.seed1|mesh\.seed1|node\.link_credits1|mesh\.link_credits0)$|^exactly_once_(routed_by_4\.np16|mesh_by_1\.np9|mesh_by_2\.np8|routed_tight_flow\.np4)$|^blocked_in_mpi_warned\.'
 fi
 
 echo "== release build (g++): the whole suite (of the simulated machine's, 256 PEs only)"
@@ -78,7 +78,8 @@ echo "== MPICH build: the library and its MPI tests"
 # the system's default). MPI tests only (with --full, the unit tests too); pointer_chase and
 # sparse_matrix at 3 and 4 PEs are left out even by --full (on 2 cores MPICH takes 35-80 s each
 # there, and 1-2 PEs cover the same paths), and by default api with node and mesh routing at 4
-# PEs too (18-20 s each; the release build runs them).
+# PEs too (18-20 s each; the release build runs them), exactly-once routed at 16 PEs (12 s; 8 and
+# 11 PEs stay) and the early-warning test (12 s of waiting, nothing MPI-specific).
 bash scripts/setup.sh build-mpich -DMPI_CXX_COMPILER="$(command -v mpicxx.mpich)" \
   -DMPIEXEC_EXECUTABLE="$(command -v mpiexec.mpich)" \
   -DMAILROOM_BUILD_APPS=OFF -DMAILROOM_BUILD_EXAMPLES=OFF -DMAILROOM_BUILD_UNIT_TESTS="$mpich_unit" \
@@ -115,8 +116,11 @@ export UBSAN_OPTIONS=print_stacktrace=1
 # covers routing on the simulated machine, with node routing), exactly-once with mesh routing
 # on the simulated machine (28 s; the release build runs it), the simulated collectives and
 # team selectors, the install tests (the release and MPICH builds run them), the tests labelled
-# full, and the negative-compile tests (the compiler's messages, which the release build
-# checks). A test
+# full, the negative-compile tests (the compiler's messages, which the release build
+# checks), the simulated machine's mismatched constructions (the MPI ones run), the early
+# warning's 12 s of waiting, and four exactly-once runs of 16-25 s each (routed at 16 PEs and
+# tight flow at 4, mesh at 8 and 9: routed at 8 and 11, tight flow at 5 and mesh at 5 and 7
+# stay). A test
 # that fails is run once more: a real failure fails twice.
 (cd build-san && ctest --output-on-failure -j 2 --timeout 900 --repeat until-pass:2 \
   -LE "$san_out" -E "$san_names")
