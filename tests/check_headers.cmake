@@ -69,7 +69,8 @@ set(allowed_detail
     scheduler.hpp        # mailboxes, selectors and handler dispatch (selector.hpp)
     signature.hpp        # a mailbox's type signature, checked on arrival
     small_pool.hpp       # futures' shared states
-    tasks.hpp)           # the task pool's inline spawn and finish
+    tasks.hpp            # the task pool's inline spawn and finish
+    thread.hpp)          # which worker the caller is (sends, futures and tasks check it inline)
 foreach(h IN LISTS all)
   if(h MATCHES "^detail/(.+)$" AND NOT CMAKE_MATCH_1 IN_LIST allowed_detail)
     list(APPEND errors "include/mailroom/${h} is installed but not in tests/check_headers.cmake's "

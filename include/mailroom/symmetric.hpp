@@ -19,12 +19,11 @@
 namespace mailroom {
 
 namespace detail {
-/// Collective: the next `bytes` of the symmetric heap (same address on every PE), zeroed.
+/// Collective: the next `bytes` of the symmetric heap (same address on every PE), zeroed. The
+/// first reserves the heap (MAILROOM_SYMMETRIC_HEAP_BYTES), which the runtime's end unmaps.
 void* symmetric_allocate(std::size_t bytes, std::size_t align);
 /// Collective: returns the block; blocks are reclaimed in reverse order of allocation.
 void symmetric_deallocate(void* p) noexcept;
-void symmetric_start(std::size_t reserve_bytes);
-void symmetric_stop() noexcept;
 
 /// Collective: a mark of the allocations made so far; symmetric_release(mark) frees every block
 /// allocated after it.

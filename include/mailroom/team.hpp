@@ -12,7 +12,7 @@ namespace mailroom {
 
 class team;
 namespace detail {
-struct team_state;  // the team's communicator (src/pgas/team.cpp)
+struct team_state;  // the team's communicator (src/runtime/team.cpp)
 /// The team's state, for the collectives (fails on an empty team).
 team_state& state_of(const team& t);
 }  // namespace detail

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Termination: the mailbox dependency graph (which mailbox's handlers may send to which), its
-// strongly connected components in topological order. (The quiescence detector that closes a
-// component with cycles is the scheduler's: detail/scheduler.hpp.) See docs/design.md for the
-// argument and the cost.
+// strongly connected components in topological order. (The protocols that close them, the end
+// of stream and quiescence waves, are the termination layer's too, in src/termination.) See
+// docs/design.md for the argument and the cost.
 #pragma once
 
 #include <cstddef>

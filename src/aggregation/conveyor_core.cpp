@@ -3,13 +3,12 @@
 // end of stream per link.
 #include "mailroom/detail/conveyor_core.hpp"
 
-#include "mailroom/detail/lambda_registry.hpp"
-#include "mailroom/detail/tasks.hpp"
+#include "mailroom/detail/thread.hpp"
 
 #include "aggregation/exchange.hpp"
 #include "aggregation/memory_plan.hpp"
+#include "common/guard.hpp"
 #include "common/trace.hpp"
-#include "runtime/context.hpp"
 
 #include <algorithm>
 #include <atomic>

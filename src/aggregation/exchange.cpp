@@ -62,8 +62,9 @@ std::uint32_t* exchange::back_of(void* r) const noexcept {
   return reinterpret_cast<std::uint32_t*>(static_cast<std::byte*>(r) + 128 + back_offset_);
 }
 
-void exchange::start(const config& cfg) {
+void exchange::start() {
   MAILROOM_ASSERT(instance_ == nullptr);
+  const config& cfg = current_config();
   // Every PE must agree on the buffer size: receives are posted with it.
   const auto lo = transport::allreduce_min(static_cast<std::int64_t>(cfg.buffer_bytes));
   const auto hi = transport::allreduce_max(static_cast<std::int64_t>(cfg.buffer_bytes));

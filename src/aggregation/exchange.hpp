@@ -30,8 +30,9 @@ class conveyor_core;
 
 class exchange final {
  public:
-  /// Creates the process's exchange (collective; called by the runtime after transport::init).
-  static void start(const config& cfg);
+  /// Creates the process's exchange, as current_config() says (collective; called by the
+  /// runtime after transport::init).
+  static void start();
   static void stop();
   [[nodiscard]] static bool running() noexcept { return instance_ != nullptr; }
   [[nodiscard]] static exchange& get() noexcept { return *instance_; }

@@ -2,6 +2,8 @@
 // Fatal-error path: print one line naming the rank, then take the whole job down.
 #include "mailroom/error.hpp"
 
+#include "mailroom/detail/thread.hpp"
+
 #include "common/hooks.hpp"
 #include "common/pe_local.hpp"
 
@@ -40,6 +42,14 @@ void fail(const char* file, int line, std::string_view what) noexcept {
   std::fflush(stderr);
   if (g_abort != nullptr) g_abort(1);
   std::_Exit(1);
+}
+
+void check_runtime_thread(const char* what) {
+  MAILROOM_CHECK(t_worker <= 0,
+                 "{} called from a task or handler on worker {}: only worker 0 (the PE's own "
+                 "thread) runs the runtime; from a task or handler, send messages, spawn tasks "
+                 "and (tasks) wait for futures, and do the rest from worker 0",
+                 what, t_worker);
 }
 
 }  // namespace mailroom::detail

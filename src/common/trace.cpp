@@ -4,7 +4,7 @@
 // so recording is a bounds check and a store, and the file is written once.
 #include "common/trace.hpp"
 
-#include "mailroom/detail/tasks.hpp"
+#include "mailroom/detail/thread.hpp"
 #include "mailroom/error.hpp"
 
 #include "common/pe_local.hpp"

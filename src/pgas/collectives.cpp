@@ -8,7 +8,7 @@
 #include "common/pe_local.hpp"
 #include "common/trace.hpp"
 #include "pgas/pending.hpp"
-#include "pgas/team_state.hpp"
+#include "runtime/team_state.hpp"
 
 #include <limits>
 #include <numeric>

@@ -3,7 +3,7 @@
 // that the progress engine completes, and its future.
 #include "mailroom/symmetric.hpp"
 
-#include "memory/one_sided.hpp"
+#include "pgas/one_sided.hpp"
 #include "pgas/pending.hpp"
 
 namespace mailroom::detail {

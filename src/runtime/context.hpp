@@ -7,21 +7,9 @@
 
 #include "mailroom/detail/scheduler.hpp"
 
+#include "common/guard.hpp"
+
 namespace mailroom::detail {
-
-/// Sets `var` to `value` for the enclosing scope and gives it back its old value at the end.
-template <class T>
-class scoped_assign {
- public:
-  scoped_assign(T& var, T value) noexcept : var_(var), outer_(var) { var_ = value; }
-  ~scoped_assign() { var_ = outer_; }
-  scoped_assign(const scoped_assign&) = delete;
-  scoped_assign& operator=(const scoped_assign&) = delete;
-
- private:
-  T& var_;
-  const T outer_;
-};
 
 /// While it lives, worker 0 runs handlers: its sends come from a handler and its pushes may
 /// spill. At the end the outer context is back and no message is being handled.

@@ -5,8 +5,9 @@
 #include "aggregation/exchange.hpp"
 #include "mailroom/detail/lambda_registry.hpp"
 #include "mailroom/simulate.hpp"
-#include "mailroom/symmetric.hpp"
+#include "runtime/lifetime.hpp"
 #include "runtime/workers.hpp"
+#include "termination/protocols.hpp"
 #include "transport/transport.hpp"
 
 #include "common/environment.hpp"
@@ -20,6 +21,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace mailroom {
 
@@ -32,7 +34,11 @@ bool g_runtime_exists = false;
 // and 5 s sleeping once the other programs on the machine kept both cores busy.
 constexpr std::uint64_t k_oversubscribed_idle_sleep_ns = 1000;
 std::unique_ptr<transport::collective_context> g_barrier, g_quiesce;
+std::vector<void (*)() noexcept> g_stops;  // at_runtime_stop's
+std::vector<void (*)()> g_at_barrier;      // at_barrier's
 MAILROOM_PE_LOCAL(g_runtime_exists);
+MAILROOM_PE_LOCAL(g_stops);
+MAILROOM_PE_LOCAL(g_at_barrier);
 MAILROOM_PE_LOCAL(g_barrier);
 MAILROOM_PE_LOCAL(g_quiesce);
 
@@ -98,9 +104,8 @@ void start(int* argc, char*** argv, communicator comm) {
                  transport::size(), transport::layout().nodes, transport::library_version().c_str(),
                  cfg.describe().c_str());
   }
-  detail::symmetric_start(cfg.symmetric_heap_bytes);
   detail::finalize_lambda_registry();
-  detail::exchange::start(cfg);
+  detail::exchange::start();
   if (cfg.verbose > 0 && transport::rank() == 0) {
     const auto& ex = detail::exchange::get();
     const auto& r = ex.job_routes();
@@ -156,12 +161,17 @@ runtime::~runtime() {
   g_barrier.reset();
   g_quiesce.reset();
   detail::exchange::stop();
-  detail::symmetric_stop();
+  g_at_barrier.clear();
+  for (; !g_stops.empty(); g_stops.pop_back()) g_stops.back()();
   g_runtime_exists = false;
   transport::finalize();
 }
 
 const mailroom::config& runtime::config() const noexcept { return current_config(); }
+
+bool detail::runtime_exists() noexcept { return g_runtime_exists; }
+void detail::at_runtime_stop(void (*stop)() noexcept) { g_stops.push_back(stop); }
+void detail::at_barrier(void (*complete)()) { g_at_barrier.push_back(complete); }
 
 namespace {
 [[noreturn, gnu::cold]] void before_runtime(const char* call) {
@@ -204,7 +214,7 @@ void barrier(source_location loc) {
   MAILROOM_CHECK(!detail::scheduler::in_handler(),
                  "barrier() called from a handler: handlers "
                  "must never block");
-  detail::quiet();  // (every put before the barrier is visible after it)
+  for (void (*complete)() : g_at_barrier) complete();  // (the symmetric heap's puts: quiet())
   progressing_barrier();
 }
 

@@ -11,6 +11,7 @@
 #include "common/trace.hpp"
 #include "runtime/context.hpp"
 #include "runtime/workers.hpp"
+#include "termination/protocols.hpp"
 #include "transport/transport.hpp"
 
 #include <algorithm>
@@ -18,6 +19,25 @@
 #include <exception>
 
 namespace mailroom::detail {
+
+/// Selectors of the job that feed each other around a cycle (receives_from both ways, or around
+/// a longer loop): they terminate together, by quiescence waves over all their mailboxes, as a
+/// cycle inside one selector does. Shared by its members; made collectively by the
+/// receives_from that closes the cycle.
+struct feed_ring {
+  feed_ring(std::vector<selector_core*> all, std::uint32_t signature)
+      : members(std::move(all)), waves(nullptr, signature, transport::rank() == 0) {}
+  /// Its waves' signature leaves the registry with it (rings are named by their members' ids,
+  /// which grow for ever: kept, they would grow the registry with every ring).
+  ~feed_ring() { forget_wave_signature(waves.signature()); }
+  feed_ring(const feed_ring&) = delete;
+  feed_ring& operator=(const feed_ring&) = delete;
+
+  std::vector<selector_core*> members;  ///< the live ones on this PE, by id; the first steps it
+  cycle_waves waves;
+  std::vector<conveyor_core*> conveyors;  // (step_ring's, of every member's mailboxes)
+  bool finished = false;
+};
 
 bool scheduler::staging_in_use = false;
 int scheduler::prioritized = 0;
@@ -375,15 +395,15 @@ selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g, c
   // (Their contexts pair by creation order: each wave checks that the members' are this one.)
   for (std::size_t c = 0; c < components_.size(); ++c)
     if (plan_.components[c].cyclic) {
-      components_[c].ctx = over_team_
-                               ? std::make_unique<transport::collective_context>(group_of(*t))
-                               : std::make_unique<transport::collective_context>();
       const std::uint32_t of = boxes_.front()->conveyor.signature();
-      components_[c].waves.agree_on(
+      components_[c].waves = std::make_unique<cycle_waves>(
+          over_team_ ? &group_of(*t) : nullptr,
           wave_signature(of ^ static_cast<std::uint32_t>(c),
                          fmt::format("the cycle through mailbox {} of {}",
                                      plan_.components[c].members.front(), describe_signature(of))),
           boxes_.front()->self_from == 0);
+      for (int m : plan_.components[c].members)
+        components_[c].conveyors.push_back(&boxes_[static_cast<std::size_t>(m)]->conveyor);
     }
   for (std::size_t m = 0; m < boxes_.size(); ++m)
     if (plan_.entry[m]) boxes_[m]->accepts.fetch_or(scheduler::k_from_user);
@@ -768,8 +788,6 @@ void selector_core::receives_from(std::uint64_t upstream, source_location where)
     feeders_.push_back(upstream);
 }
 
-feed_ring::~feed_ring() { forget_wave_signature(waves.signature()); }
-
 void selector_core::form_ring(const std::vector<selector_core*>& path) {
   // With the rings its members are already in: they all terminate together now.
   std::vector<selector_core*> members;
@@ -802,9 +820,6 @@ void selector_core::form_ring(const std::vector<selector_core*>& path) {
   scheduler::check_not_completing("receives_from() closing a cycle of selectors");
   std::sort(members.begin(), members.end(),
             [](const selector_core* a, const selector_core* b) { return a->id_ < b->id_; });
-  auto ring = std::make_shared<feed_ring>();
-  ring->members = members;
-  ring->ctx = std::make_unique<transport::collective_context>();
   // (Its waves check that every PE's are of the same ring: the same selectors, by id.)
   std::uint32_t key = 0;
   std::string ids;
@@ -813,10 +828,10 @@ void selector_core::form_ring(const std::vector<selector_core*>& path) {
     ids += fmt::format("{}#{}", ids.empty() ? "" : ", ", s->id_);
   }
   const source_location& at = call_site::current() != nullptr ? *call_site::current() : site_;
-  ring->waves.agree_on(
+  auto ring = std::make_shared<feed_ring>(
+      members,
       wave_signature(key, fmt::format("the cycle of selectors {} closed by receives_from at {}:{}",
-                                      ids, at.file_name(), at.line())),
-      transport::rank() == 0);
+                                      ids, at.file_name(), at.line())));
   for (selector_core* s : members) s->ring_ = ring;
 }
 
@@ -839,35 +854,13 @@ bool selector_core::step_component(std::size_t c) {
   const auto& comp = plan_.components[c];
   if (!comp.cyclic) {
     mailbox_base& box = *boxes_[static_cast<std::size_t>(comp.members.front())];
-    if (!box.conveyor.closed()) {
-      box.accepts = 0;
-      box.conveyor.close();
-    }
-    return box.conveyor.step_stream();
+    if (!box.conveyor.closed()) box.accepts = 0;
+    return step_stream(box.conveyor);
   }
-  // A cycle: sample only when nothing of the component is waiting here, after shipping every
-  // partly filled buffer (see quiescence for why that makes the count exact).
-  // Shipping waits for credits: a buffer forced out without one would wait in the backlog all
-  // the same, and the messages sent meanwhile would start another, so a cycle of short
-  // dependent messages (toposort) would fill the backlogs with nearly empty buffers, each
-  // waiting a round trip for its credit. Left open, the buffer keeps filling until a credit
-  // returns; until then this PE is not ready.
-  bool ready = true;
-  std::int64_t sent = 0, processed = 0;
-  for (int m : comp.members) {
-    const auto& conv = boxes_[static_cast<std::size_t>(m)]->conveyor;
-    if (conv.has_arrivals() || conv.forwarding()) ready = false;
-  }
-  if (ready) {
-    for (int m : comp.members) {
-      auto& conv = boxes_[static_cast<std::size_t>(m)]->conveyor;
-      if (!conv.flush(false)) ready = false;
-      sent += conv.sent_items();
-      processed += conv.processed_items();
-    }
-  }
-  // (Once it has terminated, finish_component closes its mailboxes to sends.)
-  return st.waves.step(*st.ctx, ready, sent, processed);
+  // A cycle: sampled only when nothing of the component is waiting here, after shipping every
+  // partly filled buffer (see quiescence for why that makes the count exact). (Once it has
+  // terminated, finish_component closes its mailboxes to sends.)
+  return st.waves->step(st.conveyors, true);
 }
 
 // A handler that throws leaves its buffer half handled: the messages after it would be lost and
@@ -1010,22 +1003,13 @@ bool selector_core::step_ring() {
       if (b->disabled.load(std::memory_order_relaxed)) return false;  // (as closed())
   }
   bool ready = handler_work() == 0;
-  std::int64_t sent = 0, processed = 0;
   for (const selector_core* s : r.members)
     for (std::size_t c = 0; c < s->components_.size(); ++c)
       if (s->staged_waiting(c)) ready = false;
+  r.conveyors.clear();
   for (const selector_core* s : r.members)
-    for (const mailbox_base* b : s->boxes_)
-      if (b->conveyor.has_arrivals() || b->conveyor.forwarding()) ready = false;
-  if (ready) {
-    for (selector_core* s : r.members)
-      for (mailbox_base* b : s->boxes_) {
-        if (!b->conveyor.flush(false)) ready = false;
-        sent += b->conveyor.sent_items();
-        processed += b->conveyor.processed_items();
-      }
-  }
-  if (!r.waves.step(*r.ctx, ready, sent, processed)) return false;
+    for (mailbox_base* b : s->boxes_) r.conveyors.push_back(&b->conveyor);
+  if (!r.waves.step(r.conveyors, ready)) return false;
   r.finished = true;
   for (selector_core* s : r.members)
     for (std::size_t c = 0; c < s->components_.size(); ++c)

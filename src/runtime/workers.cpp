@@ -317,14 +317,6 @@ void publish_staged() {
   if (t_worker > 0 && g_pool != nullptr) publish_own();
 }
 
-void check_runtime_thread(const char* what) {
-  MAILROOM_CHECK(t_worker <= 0,
-                 "{} called from a task or handler on worker {}: only worker 0 (the PE's own "
-                 "thread) runs the runtime; from a task or handler, send messages, spawn tasks "
-                 "and (tasks) wait for futures, and do the rest from worker 0",
-                 what, t_worker);
-}
-
 namespace {
 // Queues a task as a handler's: the handler queue, which termination waits for.
 void spawn_handler_task(task* t) {

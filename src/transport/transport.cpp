@@ -67,6 +67,9 @@ void note_poll(bool any) noexcept {
   if (sim::active()) sim::note_poll(any);
 }
 
+std::byte* simulated_heap_start(std::size_t bytes) { return sim::heap_start(bytes); }
+void simulated_heap_map() noexcept { sim::heap_map(); }
+
 namespace sim {
 bool runtime_active() noexcept {
   return computing_collectives() || (g_hooks.active != nullptr && g_hooks.active());

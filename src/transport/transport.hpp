@@ -155,6 +155,14 @@ class heap_window {
   std::unique_ptr<impl> impl_;
 };
 
+/// On the simulated machine (mailroom::simulated()), where the PEs share one process: the calling
+/// PE's symmetric heap, `bytes` at an address that is the same for every PE (each PE's own memory
+/// is mapped there whenever it runs). Collective.
+std::byte* simulated_heap_start(std::size_t bytes);
+/// On the simulated machine: maps the calling PE's heap at the common address (after each switch
+/// to it).
+void simulated_heap_map() noexcept;
+
 /// Memory shared by the PEs of a node: every PE allocates `bytes` (MPI_Win_allocate_shared on its
 /// node's communicator; contents undefined, pages touched only when used), and every PE of the
 /// node addresses every PE's part directly. Construction and destruction are collective over

@@ -18,51 +18,9 @@
 namespace mailroom::transport {
 class request;  // (src/transport/transport.hpp)
 class group;
-class collective_context;
 }  // namespace mailroom::transport
 
 namespace mailroom::detail {
-
-/// Mattern's four-counter quiescence detection over non-blocking allreduce waves.
-class quiescence {
- public:
-  quiescence() = default;
-  /// What the members must agree on: `signature` (describe_signature's, registered) names the
-  /// cycle or ring whose waves these are, and each wave checks that every member's waves are
-  /// of the same one (collective contexts are paired by creation order: PEs that created them in
-  /// different orders would pair one cycle's waves with another's). `first`: this PE is the
-  /// first member, whose signature a PE that differs asks about to name both sides.
-  void agree_on(std::uint32_t signature, bool first) noexcept {
-    signature_ = signature;
-    first_ = first;
-  }
-  /// Call repeatedly once the component is closed on this PE (no more sends from outside).
-  /// `ready` says that every item pushed so far has been handed to the transport, so the
-  /// counters may be sampled now. Returns true once the component has terminated everywhere.
-  bool step(transport::collective_context& ctx, bool ready, std::int64_t sent,
-            std::int64_t processed);
-  /// The allreduce waves completed so far (at least two before it reports termination).
-  [[nodiscard]] int waves() const noexcept { return waves_; }
-  /// What agree_on was given (0: nothing).
-  [[nodiscard]] std::uint32_t signature() const noexcept { return signature_; }
-
- private:
-  // A wave sums, over the members: sent, processed, 1, h, h * h (h: 20 bits of the signature,
-  // so no sum overflows), and the first member's signature and world rank (0 elsewhere).
-  static constexpr int k_wave = 7;
-  /// The members' signatures differ: stops the job (on a PE that differs from the first).
-  void disagree();
-  std::int64_t in_[k_wave] = {};
-  std::int64_t out_[k_wave] = {};
-  std::int64_t prev_[2] = {-1, -1};
-  std::uint32_t signature_ = 0;
-  bool first_ = false;
-  bool disagreed_ = false;
-  bool in_flight_ = false;
-  bool done_ = false;
-  int waves_ = 0;
-  double wave_started_ = 0;  // (MAILROOM_TRACE)
-};
 
 /// One mailbox of a selector, as the scheduler sees it.
 class mailbox_base {
@@ -249,19 +207,8 @@ class credit_wait {
   double t0_;
 };
 
-/// Selectors of the job that feed each other around a cycle (receives_from both ways, or around
-/// a longer loop): they terminate together, by quiescence waves over all their mailboxes, as a
-/// cycle inside one selector does. Shared by its members; made collectively by the
-/// receives_from that closes the cycle.
-struct feed_ring {
-  std::vector<selector_core*> members;  ///< the live ones on this PE, by id; the first steps it
-  quiescence waves;
-  std::unique_ptr<transport::collective_context> ctx;
-  bool finished = false;
-  /// Its waves' signature leaves the registry with it (rings are named by their members' ids,
-  /// which grow for ever: kept, they would grow the registry with every ring).
-  ~feed_ring();
-};
+class cycle_waves;  // (src/termination/protocols.hpp)
+struct feed_ring;   // selectors that feed each other around a cycle (src/runtime/scheduler.cpp)
 
 /// The non-template part of a selector: done bookkeeping, termination of each component of the
 /// dependency graph, wait().
@@ -330,8 +277,8 @@ class selector_core {
  private:
   struct component_state {
     bool finished = false;
-    quiescence waves;
-    std::unique_ptr<transport::collective_context> ctx;  // cyclic components only
+    std::unique_ptr<cycle_waves> waves;     // cyclic components only
+    std::vector<conveyor_core*> conveyors;  // of its mailboxes (cyclic components only)
   };
   bool closed(std::size_t c) const noexcept;
   /// Every entry of this selector done() on this PE.

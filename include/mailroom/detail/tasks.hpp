@@ -12,6 +12,7 @@
 
 #include "mailroom/detail/callback.hpp"
 #include "mailroom/detail/small_pool.hpp"
+#include "mailroom/detail/thread.hpp"
 
 #include <atomic>
 #include <cstddef>
@@ -38,9 +39,6 @@ struct task {
   static void operator delete(void* p, std::size_t n) noexcept { small_pool::deallocate(p, n); }
 };
 
-/// This thread's worker number: 0 for the PE's own thread, 1..N-1 for the pool's, -1 for a
-/// thread that is neither (or before the runtime exists).
-inline constinit thread_local int t_worker = -1;
 /// The scope that tasks spawned now belong to: the innermost finish on this thread, or the scope
 /// of the task it runs (null: the PE's root scope).
 inline constinit thread_local finish_state* t_finish = nullptr;
@@ -70,8 +68,6 @@ bool run_one_task();
 /// Worker 0: hands the completion of a task's future (run by a pool worker) to the progress
 /// engine, which runs it (and the future's continuations) on worker 0.
 void complete_on_runtime_thread(callback fn);
-/// Stops the job when `what` is called on a pool worker: only worker 0 runs the runtime.
-void check_runtime_thread(const char* what);
 /// On a pool worker: hands the blocks it has staged to worker 0 now (a task does when it ends).
 void publish_staged();
 /// A handler runs here (or a task a handler spawned): nothing may wait.

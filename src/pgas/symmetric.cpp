@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: MIT
-// The symmetric heap: one region reserved at an address every PE agreed on at start-up, carved
-// by a collective bump allocator that every PE runs in the same order.
+// The symmetric heap: one region reserved at an address every PE agreed on at the first
+// allocation (collective, as every allocation is), carved by a collective bump allocator that
+// every PE runs in the same order, and unmapped when the runtime ends.
 #include "mailroom/symmetric.hpp"
 
-#include "mailroom/detail/tasks.hpp"
-
-#include "transport/transport.hpp"
+#include "mailroom/config.hpp"
+#include "mailroom/detail/thread.hpp"
+#include "mailroom/simulate.hpp"
 
 #include <fmt/format.h>
 
 #include "common/pe_local.hpp"
-#include "memory/one_sided.hpp"
-#include "transport/sim.hpp"
-
-#include "mailroom/config.hpp"
+#include "pgas/one_sided.hpp"
+#include "runtime/lifetime.hpp"
+#include "transport/transport.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -70,7 +70,7 @@ MAILROOM_PE_LOCAL(g_window);
 bool g_heap_used = false;
 MAILROOM_PE_LOCAL(g_heap_used);
 [[maybe_unused]] const bool g_heap_switch = pe_locals::on_switch_in([] {
-  if (g_heap_used) transport::sim::heap_map();
+  if (g_heap_used) transport::simulated_heap_map();
 });
 
 // Drops the freed blocks at the top of the heap (it is a stack: space below a live block waits).
@@ -198,11 +198,10 @@ void map_node_heaps(std::uint64_t job, bool shared, int fd) {
   if (transport::allreduce_min(all_mapped ? 1 : 0) == 0)
     g_window = std::make_unique<transport::heap_window>(g_base, g_reserved);
 }
-}  // namespace
 
-void symmetric_start(std::size_t bytes) {
-  if (transport::sim::active()) {
-    g_base = transport::sim::heap_start(bytes);
+void start_heap(std::size_t bytes) {
+  if (simulated()) {
+    g_base = transport::simulated_heap_start(bytes);
     g_reserved = bytes;
     g_top = 0;
     g_node_pes.assign(1, transport::rank());
@@ -256,23 +255,30 @@ void symmetric_start(std::size_t bytes) {
                  bytes, candidates.size());
 }
 
-void symmetric_stop() noexcept {
+void stop_heap() noexcept {
   g_window.reset();
   for (std::size_t i = 0; i < g_node_heaps.size(); ++i)
     if (g_node_heaps[i] != g_base) munmap(g_node_heaps[i], g_reserved);
   g_node_heaps.clear();
   g_node_pes.clear();
-  if (g_base != nullptr && !transport::sim::active()) munmap(g_base, g_reserved);
+  if (g_base != nullptr && !simulated()) munmap(g_base, g_reserved);
   g_base = nullptr;
   g_heap_used = false;
   g_blocks.clear();
   g_top = 0;
 }
 
+}  // namespace
+
 void* symmetric_allocate(std::size_t bytes, std::size_t align) {
-  MAILROOM_CHECK(g_base != nullptr,
+  MAILROOM_CHECK(runtime_exists(),
                  "symmetric_array created before mailroom::runtime exists (construct "
                  "`mailroom::runtime rt(argc, argv);` first)");
+  if (g_base == nullptr) {  // (the first allocation, on every PE: collective too)
+    start_heap(current_config().symmetric_heap_bytes);
+    at_runtime_stop(&stop_heap);
+    at_barrier(&quiet);  // (every put before a barrier is visible after it)
+  }
   // A 16-byte prefix before the block holds its size, so handles stay one pointer wide.
   align = std::max<std::size_t>(align, 16);
   const std::size_t offset = (g_top + 16 + align - 1) / align * align;
@@ -280,9 +286,9 @@ void* symmetric_allocate(std::size_t bytes, std::size_t align) {
                  "symmetric heap exhausted: {} bytes requested, {} of {} in use (raise "
                  "MAILROOM_SYMMETRIC_HEAP_BYTES)",
                  bytes, g_top, g_reserved);
-  if (transport::sim::active() && !g_heap_used) {  // (its heap is mapped from now on)
+  if (simulated() && !g_heap_used) {  // (its heap is mapped from now on)
     g_heap_used = true;
-    transport::sim::heap_map();
+    transport::simulated_heap_map();
   }
   // Zeroed before the collective below: it runs handlers while it waits, and a PE already past
   // it may send lambdas that write to this block; zeroing after would erase their writes.

@@ -2,21 +2,43 @@
 // Teams over the transport's groups, and what selectors over a team need of them.
 #include "mailroom/team.hpp"
 
-#include "mailroom/collectives.hpp"
+#include "mailroom/detail/reduction.hpp"
+#include "mailroom/detail/scheduler.hpp"
 #include "mailroom/error.hpp"
 #include "transport/transport.hpp"
 
 #include "aggregation/exchange.hpp"
 #include "common/pe_local.hpp"
-#include "pgas/team_state.hpp"
+#include "runtime/team_state.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
+#include <memory>
+#include <vector>
 
 namespace mailroom {
 
 namespace detail {
 namespace {
+// A blocking allreduce (bitwise or, or max) of `count` integers over g, as the public all_reduce
+// runs one (it sits in a layer above teams): the progress engine runs while it waits.
+template <reduce_kind K, class T>
+void allreduce_over(transport::group& g, T* data, std::size_t count, const char* what) {
+  static_assert(K == reduce_kind::bor || K == reduce_kind::max);
+  const combine_fn combine = [](const void* in, void* inout, std::size_t n, const void*) {
+    const T* a = static_cast<const T*>(in);
+    T* b = static_cast<T*>(inout);
+    for (std::size_t i = 0; i < n; ++i)
+      b[i] = K == reduce_kind::bor ? a[i] | b[i] : std::max(a[i], b[i]);
+  };
+  const std::vector<T> in(data, data + count);
+  const std::unique_ptr<transport::request> req = g.start_allreduce(
+      in.data(), data, count, reduction{elem_type_of<T>(), K, sizeof(T), combine});
+  if (!req->wait_idle(what))
+    while (!req->test()) scheduler::progress_waiting(what);
+}
+
 // The team ids this PE holds (bit k of word k / 64), the world's (0) always.
 using id_set = std::array<std::uint64_t, team_state::k_ids / 64>;
 id_set g_team_ids = [] {
@@ -86,7 +108,9 @@ team team::split(int colour, int key, source_location loc) const {
   for (std::uint32_t i = 1; i < detail::team_state::k_ids; ++i)
     if (detail::g_next_mailbox[i] >= 1u << (detail::team_state::k_mailbox_bits - 1))
       used[i / 64] |= std::uint64_t{1} << (i % 64);
-  all_reduce(std::span<std::uint64_t>(used), bit_or<>{}, out);
+  detail::scheduler::check_not_completing("team::split");
+  detail::allreduce_over<detail::reduce_kind::bor>(*out.state_->group, used.data(), used.size(),
+                                                   "team::split");
   std::uint32_t id = 0;
   for (std::size_t w = 0; w < used.size() && id == 0; ++w)
     if (~used[w] != 0)
@@ -99,7 +123,9 @@ team team::split(int colour, int key, source_location loc) const {
                  detail::team_state::k_ids - 1);
   detail::g_team_ids[id / 64] |= std::uint64_t{1} << (id % 64);
   out.state_->id = id;
-  out.state_->mailboxes = all_reduce(detail::g_next_mailbox[id], max<>{}, out);
+  out.state_->mailboxes = detail::g_next_mailbox[id];
+  detail::allreduce_over<detail::reduce_kind::max>(*out.state_->group, &out.state_->mailboxes, 1,
+                                                   "team::split");
   return out;
 }
 
