@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The transport's two engines behind one interface: MPI (the distributed machine) and the
-// simulated machine (transport/sim.cpp, many PEs in one process). The public classes of
+// simulated machine (transport/sim*.cpp, many PEs in one process). The public classes of
 // transport.hpp hold one of these; which one is chosen when they are constructed. Not installed.
 #pragma once
 

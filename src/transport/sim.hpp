@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The simulated machine's side of the transport (transport/sim.cpp): the job-wide calls and the
+// The simulated machine's side of the transport (transport/sim*.cpp): the job-wide calls and the
 // engines behind channel, collective_context, node_memory and window when the calling PE is one
 // of a simulation's. Not installed.
 #pragma once
