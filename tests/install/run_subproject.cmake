@@ -1,12 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Driver of install.add_subdirectory.*: configure the subproject (MODE configure), or also build
 # and run it (MODE build).
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/run_helpers.cmake)
 file(REMOVE_RECURSE ${CONSUMER_BUILD})
 run(${CMAKE_COMMAND} -S ${SOURCE} -B ${CONSUMER_BUILD} -G ${GENERATOR}
     -DCMAKE_CXX_COMPILER=${CXX} -DMPI_CXX_COMPILER=${MPI_CXX_COMPILER}

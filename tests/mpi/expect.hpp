@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // What the test programs share: a check that prints one line per failure on the PE that saw it
-// (and counts it in the caller's `failures`), this PE and the PE count, and the verdict over all
-// PEs. No MPI: the programs that include only this also run on the simulated machine.
+// (and counts it in the caller's `failures`), this PE and the PE count, the verdict over all PEs
+// and a hash. No MPI: the programs that include only this also run on the simulated machine.
 #pragma once
 
 #include <mailroom/mailroom.hpp>
@@ -42,6 +42,15 @@ inline int verdict(int failures) {
     std::printf("%s (%lld failures)\n", total == 0 ? "PASSED" : "FAILED",
                 static_cast<long long>(total));
   return total == 0 ? 0 : 1;
+}
+
+/// Scatters the bits of x (the first round of MurmurHash3's finalizer): destinations, keys and
+/// payloads that look random and are the same on every PE.
+inline std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return x;
 }
 
 }  // namespace mailroom_test

@@ -26,15 +26,9 @@
 namespace mr = mailroom;
 using mailroom_test::g_me;
 using mailroom_test::g_pes;
+using mailroom_test::mix;
 
 namespace {
-
-std::uint64_t mix(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return x;
-}
 
 struct vertex {
   std::int64_t k = 0;

@@ -13,15 +13,9 @@
 namespace mr = mailroom;
 using mailroom_test::g_me;
 using mailroom_test::g_pes;
+using mailroom_test::mix;
 
 namespace {
-
-std::uint64_t mix(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return x;
-}
 
 // Every PE sends n messages {from, k} from a parallel loop, to PE mix(k) % P; each receiver
 // marks what it got in a per-source table. Checks that every message arrived exactly once.

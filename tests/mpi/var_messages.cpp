@@ -28,15 +28,10 @@
 namespace mr = mailroom;
 using mailroom_test::g_me;
 using mailroom_test::g_pes;
+using mailroom_test::mix;
 
 namespace {
 
-std::uint64_t mix(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return x;
-}
 std::uint64_t word(int from, std::int64_t k, std::size_t i) {
   return mix((static_cast<std::uint64_t>(from) << 40) ^ (static_cast<std::uint64_t>(k) << 12) ^ i);
 }
