@@ -64,9 +64,12 @@ set(allowed_detail
     callback.hpp         # futures' continuations (future.hpp)
     conveyor_core.hpp    # the inline push paths of conveyors and mailboxes
     lambda_registry.hpp  # lambda messages' handlers, registered by type (selector.hpp)
+    mailboxes.hpp        # the mailbox classes behind a selector, and handler dispatch
+    records.hpp          # the record layout the inline push paths write (conveyor_core)
     reduction.hpp        # the reduction operators of collectives and atomics
     routes.hpp           # lanes and hops, read by the inline push and forward paths
-    scheduler.hpp        # mailboxes, selectors and handler dispatch (selector.hpp)
+    scheduler.hpp        # mailbox and selector cores, the progress engine (selector.hpp)
+    sends.hpp            # a selector's blocked sends and bound senders (selector.hpp)
     signature.hpp        # a mailbox's type signature, checked on arrival
     small_pool.hpp       # futures' shared states
     tasks.hpp            # the task pool's inline spawn and finish

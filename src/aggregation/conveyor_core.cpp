@@ -461,38 +461,72 @@ bool conveyor_core::forward() noexcept {
   return forward_queue(1) || any;
 }
 
-bool conveyor_core::forward_queue(std::size_t q) noexcept {
-  if (!lanes_.empty()) return forward_records(q);
-  // Copies of fixed size for the sizes messages usually have.
-  switch (item_bytes_) {
-    case 0:
-      return forward_var(q);
-    case 4:
-      return forward_items<4>(q);
-    case 8:
-      return forward_items<8>(q);
-    case 12:
-      return forward_items<12>(q);
-    case 16:
-      return forward_items<16>(q);
-    case 24:
-      return forward_items<24>(q);
-    case 32:
-      return forward_items<32>(q);
-    default:
-      return forward_items<0>(q);
+template <std::size_t Words>
+bool conveyor_core::put_var(int lane_no, const std::uint32_t* prefix, const void* payload,
+                            std::uint32_t len, bool forwarded) noexcept {
+  const std::size_t n = var_item_bytes(len);
+  const std::size_t need = n + 4 * Words;
+  fill& f = fills_[static_cast<std::size_t>(lane_no)];
+  if (MAILROOM_UNLIKELY(f.used() + need > capacity_) && !room_for(lane_no, need, forwarded))
+    return false;
+  std::byte* out = f.buf + f.used();
+  if constexpr (Words > 0) std::memcpy(out, prefix, 4 * Words);
+  write_var(out + 4 * Words, payload, len, n);
+  f.add(static_cast<std::uint32_t>(need), 1);
+  if (forwarded) {
+    ++forwarded_in_[static_cast<std::size_t>(lane_no)];
+    ++forwarded_items_;
   }
+  return true;
 }
 
-std::size_t conveyor_core::var_room() const noexcept {
-  // The smallest buffer less its header, the longest routing prefix ([dest][origin]) and the
-  // length word; payloads are padded to 8.
-  const std::size_t smallest = std::min<std::size_t>(capacity_, ex_.node_capacity());
-  return (smallest - k_header_bytes - 16) & ~std::size_t{7};
+std::pair<int, std::uint32_t> conveyor_core::delivery_of(int source, std::uint32_t w,
+                                                         int far) const noexcept {
+  const std::uint32_t dest_local = w & 0xffffu, origin_local = w >> 16;
+  if (MAILROOM_UNLIKELY(dest_local >= rt_.node_members.size() ||
+                        origin_local >= static_cast<std::uint32_t>(rt_.layout.size(far))))
+    bad_forward(source, w);
+  return {rt_.delivery_base + static_cast<int>(dest_local),
+          static_cast<std::uint32_t>(rt_.layout.pe(far, static_cast<int>(origin_local)))};
 }
 
-// As forward_items, with the stride of each item read from its length word.
-bool conveyor_core::forward_var(std::size_t q) noexcept {
+// Typed items of N bytes (0: item_bytes_, copied by size at run time).
+template <std::size_t N>
+struct conveyor_core::fixed_items {
+  std::size_t n;
+  [[nodiscard]] std::size_t bytes(const std::byte* /*item*/) const noexcept {
+    return N > 0 ? N : n;
+  }
+  template <std::size_t Words>
+  bool put(conveyor_core& c, int lane_no, const std::uint32_t* prefix,
+           const std::byte* item) const noexcept {
+    return c.put_n<N, Words>(lane_no, prefix, item, true);
+  }
+};
+
+// Variable-size items: each steps by its own length word.
+struct conveyor_core::var_items {
+  [[nodiscard]] static std::uint32_t length(const std::byte* item) noexcept {
+    std::uint32_t len;
+    std::memcpy(&len, item, 4);
+    return len;
+  }
+  [[nodiscard]] std::size_t bytes(const std::byte* item) const noexcept {
+    return var_item_bytes(length(item));
+  }
+  template <std::size_t Words>
+  bool put(conveyor_core& c, int lane_no, const std::uint32_t* prefix,
+           const std::byte* item) const noexcept {
+    return c.put_var<Words>(lane_no, prefix, item + 8, length(item), true);
+  }
+};
+
+// Node routing (a 4-byte prefix): from a transit lane to the network lane of its destination's
+// node with the two indices, from the network to its destination's delivery lane with its
+// origin PE. Mesh routing ([dest][origin]): to the lane mesh_next names, with both, or its origin
+// alone on a delivery lane.
+template <class Items>
+bool conveyor_core::forward_items(std::size_t q, Items items) noexcept {
   const bool mesh = rt_.meshed;
   const std::size_t prefix_bytes = mesh ? 8 : 4;
   bool any = false;
@@ -502,27 +536,31 @@ bool conveyor_core::forward_var(std::size_t q) noexcept {
     const auto& t = queue.front();
     const std::byte* p = t.buf + k_header_bytes + at;
     const std::byte* end = t.buf + reinterpret_cast<const buffer_header*>(t.buf)->bytes;
+    // Per buffer: the sender's index on this node (transit), or its node (network).
     const std::uint32_t from = !mesh && q == 1 ? transit_origin(t.source) : 0;
     const int far = !mesh && q == 0 ? far_node_of(t.source) : 0;
     while (p < end) {
-      std::uint32_t w[2], len;
-      std::memcpy(w, p, 8);
-      std::memcpy(&len, p + prefix_bytes, 4);
-      const std::byte* payload = p + prefix_bytes + 8;
-      const std::size_t stride = prefix_bytes + var_item_bytes(len);
+      const std::byte* item = p + prefix_bytes;
+      const std::size_t stride = prefix_bytes + items.bytes(item);
       bool put_it;
       if (mesh) {
-        const int lane_no = mesh_next(queue_class(q), t.source, w[0], w[1]);
+        std::uint32_t both[2];
+        std::memcpy(both, p, 8);
+        const int lane_no = mesh_next(queue_class(q), t.source, both[0], both[1]);
         put_it = rt_.cls[static_cast<std::size_t>(lane_no)] == k_delivery
-                     ? put_var<1>(lane_no, &w[1], payload, len, true)
-                     : put_var<2>(lane_no, w, payload, len, true);
-      } else if (q == 1) {
-        const std::uint32_t h = transit_hop(t.source, w[0]);
-        const std::uint32_t prefix = network_prefix(h, from);
-        put_it = put_var<1>(routes::lane_of_hop(h), &prefix, payload, len, true);
+                     ? items.template put<1>(*this, lane_no, &both[1], item)
+                     : items.template put<2>(*this, lane_no, both, item);
       } else {
-        const auto [lane_no, origin] = delivery_of(t.source, w[0], far);
-        put_it = put_var<1>(lane_no, &origin, payload, len, true);
+        std::uint32_t w;
+        std::memcpy(&w, p, 4);
+        if (q == 1) {
+          const std::uint32_t h = transit_hop(t.source, w);
+          const std::uint32_t prefix = network_prefix(h, from);
+          put_it = items.template put<1>(*this, routes::lane_of_hop(h), &prefix, item);
+        } else {
+          const auto [lane_no, origin] = delivery_of(t.source, w, far);
+          put_it = items.template put<1>(*this, lane_no, &origin, item);
+        }
       }
       if (!put_it) return any;
       p += stride;
@@ -533,6 +571,36 @@ bool conveyor_core::forward_var(std::size_t q) noexcept {
     any = true;
   }
   return any;
+}
+
+bool conveyor_core::forward_queue(std::size_t q) noexcept {
+  if (!lanes_.empty()) return forward_records(q);
+  // Copies of fixed size for the sizes messages usually have.
+  switch (item_bytes_) {
+    case 0:
+      return forward_items(q, var_items{});
+    case 4:
+      return forward_items(q, fixed_items<4>{4});
+    case 8:
+      return forward_items(q, fixed_items<8>{8});
+    case 12:
+      return forward_items(q, fixed_items<12>{12});
+    case 16:
+      return forward_items(q, fixed_items<16>{16});
+    case 24:
+      return forward_items(q, fixed_items<24>{24});
+    case 32:
+      return forward_items(q, fixed_items<32>{32});
+    default:
+      return forward_items(q, fixed_items<0>{item_bytes_});
+  }
+}
+
+std::size_t conveyor_core::var_room() const noexcept {
+  // The smallest buffer less its header, the longest routing prefix ([dest][origin]) and the
+  // length word; payloads are padded to 8.
+  const std::size_t smallest = std::min<std::size_t>(capacity_, ex_.node_capacity());
+  return (smallest - k_header_bytes - 16) & ~std::size_t{7};
 }
 
 bool conveyor_core::push_var_routed(int dest, const void* payload, std::uint32_t len) noexcept {

@@ -391,9 +391,13 @@ int one_sided_pes() noexcept { return g_base != nullptr ? transport::size() : 0;
 
 void one_sided_out_of_range(const char* op, int pe, std::size_t i, std::size_t n,
                             std::size_t size) {
-  MAILROOM_CHECK(g_base != nullptr,
+  MAILROOM_CHECK(runtime_exists(),
                  "symmetric_array::{} called before mailroom::runtime exists "
                  "(or after it ended)",
+                 op);
+  MAILROOM_CHECK(g_base != nullptr,
+                 "symmetric_array::{} on an array that was never allocated (no symmetric "
+                 "allocation has been made yet: a default-constructed array?)",
                  op);
   MAILROOM_CHECK(pe >= 0 && pe < transport::size(),
                  "symmetric_array::{}: PE {} is out of range "

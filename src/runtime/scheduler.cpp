@@ -35,7 +35,8 @@ struct feed_ring {
 
   std::vector<selector_core*> members;  ///< the live ones on this PE, by id; the first steps it
   cycle_waves waves;
-  std::vector<conveyor_core*> conveyors;  // (step_ring's, of every member's mailboxes)
+  std::vector<conveyor_core*> conveyors;  // of every member's mailboxes (they outlive the ring's
+                                          // waves: a member leaves only once it finished)
   bool finished = false;
 };
 
@@ -832,7 +833,10 @@ void selector_core::form_ring(const std::vector<selector_core*>& path) {
       members,
       wave_signature(key, fmt::format("the cycle of selectors {} closed by receives_from at {}:{}",
                                       ids, at.file_name(), at.line())));
-  for (selector_core* s : members) s->ring_ = ring;
+  for (selector_core* s : members) {
+    s->ring_ = ring;
+    for (mailbox_base* b : s->boxes_) ring->conveyors.push_back(&b->conveyor);
+  }
 }
 
 bool selector_core::closed(std::size_t c) const noexcept {
@@ -1006,9 +1010,6 @@ bool selector_core::step_ring() {
   for (const selector_core* s : r.members)
     for (std::size_t c = 0; c < s->components_.size(); ++c)
       if (s->staged_waiting(c)) ready = false;
-  r.conveyors.clear();
-  for (const selector_core* s : r.members)
-    for (mailbox_base* b : s->boxes_) r.conveyors.push_back(&b->conveyor);
   if (!r.waves.step(r.conveyors, ready)) return false;
   r.finished = true;
   for (selector_core* s : r.members)
