@@ -7,6 +7,7 @@
 #    one that only the library's sources use is internal and belongs in src/.
 #  - Public headers name no src/ path and no header that does not exist.
 #  - The detail/ headers installed are those of an explicit list (allowed_detail).
+#  - No installed header is over 600 lines.
 cmake_minimum_required(VERSION 3.20)
 set(inc ${ROOT}/include/mailroom)
 file(GLOB public RELATIVE ${inc} ${inc}/*.hpp)
@@ -84,6 +85,18 @@ endforeach()
 foreach(h IN LISTS allowed_detail)
   if(NOT EXISTS ${inc}/detail/${h})
     list(APPEND errors "allowed_detail names detail/${h}, which does not exist: remove it")
+  endif()
+endforeach()
+
+# A header is a page a user (or a reader of the inline code) can take in: none over 600 lines.
+set(max_lines 600)
+foreach(h IN LISTS all)
+  file(READ ${inc}/${h} text)
+  string(REGEX MATCHALL "\n" newlines "${text}")
+  list(LENGTH newlines n)
+  if(n GREATER max_lines)
+    list(APPEND errors "include/mailroom/${h} has ${n} lines (at most ${max_lines}): split it by "
+                       "concept, or move what is not inline to src/")
   endif()
 endforeach()
 

@@ -465,19 +465,8 @@ template <std::size_t Words>
 bool conveyor_core::put_var(int lane_no, const std::uint32_t* prefix, const void* payload,
                             std::uint32_t len, bool forwarded) noexcept {
   const std::size_t n = var_item_bytes(len);
-  const std::size_t need = n + 4 * Words;
-  fill& f = fills_[static_cast<std::size_t>(lane_no)];
-  if (MAILROOM_UNLIKELY(f.used() + need > capacity_) && !room_for(lane_no, need, forwarded))
-    return false;
-  std::byte* out = f.buf + f.used();
-  if constexpr (Words > 0) std::memcpy(out, prefix, 4 * Words);
-  write_var(out + 4 * Words, payload, len, n);
-  f.add(static_cast<std::uint32_t>(need), 1);
-  if (forwarded) {
-    ++forwarded_in_[static_cast<std::size_t>(lane_no)];
-    ++forwarded_items_;
-  }
-  return true;
+  return put_item<Words>(lane_no, prefix, n, forwarded,
+                         [&](std::byte* out) { write_var(out, payload, len, n); });
 }
 
 std::pair<int, std::uint32_t> conveyor_core::delivery_of(int source, std::uint32_t w,
@@ -571,6 +560,12 @@ bool conveyor_core::forward_items(std::size_t q, Items items) noexcept {
     any = true;
   }
   return any;
+}
+
+std::size_t conveyor_core::forward_backlog() const noexcept {
+  std::size_t n = 0;
+  for (const auto& q : forward_) n += q.size();
+  return n;
 }
 
 bool conveyor_core::forward_queue(std::size_t q) noexcept {

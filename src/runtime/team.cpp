@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstddef>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -26,11 +28,15 @@ namespace {
 template <reduce_kind K, class T>
 void allreduce_over(transport::group& g, T* data, std::size_t count, const char* what) {
   static_assert(K == reduce_kind::bor || K == reduce_kind::max);
+  // (Element by element through copies: the transport's buffers need not be aligned.)
   const combine_fn combine = [](const void* in, void* inout, std::size_t n, const void*) {
-    const T* a = static_cast<const T*>(in);
-    T* b = static_cast<T*>(inout);
-    for (std::size_t i = 0; i < n; ++i)
-      b[i] = K == reduce_kind::bor ? a[i] | b[i] : std::max(a[i], b[i]);
+    for (std::size_t i = 0; i < n; ++i) {
+      T a, b;
+      std::memcpy(&a, static_cast<const std::byte*>(in) + i * sizeof(T), sizeof(T));
+      std::memcpy(&b, static_cast<std::byte*>(inout) + i * sizeof(T), sizeof(T));
+      b = K == reduce_kind::bor ? a | b : std::max(a, b);
+      std::memcpy(static_cast<std::byte*>(inout) + i * sizeof(T), &b, sizeof(T));
+    }
   };
   const std::vector<T> in(data, data + count);
   const std::unique_ptr<transport::request> req = g.start_allreduce(

@@ -340,11 +340,7 @@ class conveyor_core : public record_codec {
   [[nodiscard]] int open_links(std::uint32_t classes, std::vector<int>* from = nullptr,
                                std::size_t most = 0) const;
   /// Buffers that arrived to be forwarded and are not yet (node and mesh routing).
-  [[nodiscard]] std::size_t forward_backlog() const noexcept {
-    std::size_t n = 0;
-    for (const auto& q : forward_) n += q.size();
-    return n;
-  }
+  [[nodiscard]] std::size_t forward_backlog() const noexcept;
   /// Items this PE has received, and the items its ended links announced (own items included
   /// once closed).
   [[nodiscard]] std::int64_t received_items() const noexcept { return received_items_; }
@@ -379,25 +375,32 @@ class conveyor_core : public record_codec {
   static std::uint32_t network_prefix(std::uint32_t hop, std::uint32_t origin_local) noexcept {
     return routes::local_of_hop(hop) | origin_local << 16;
   }
-  /// Appends an item to `lane_no` after Words 4-byte prefix words (its prefix on a transit,
-  /// network or delivery lane, or none): N bytes, copied with fixed sizes (0: item_bytes_, copied
-  /// by size at run time). `forwarded`: an item this PE forwards (not its own), which never spills.
-  template <std::size_t N, std::size_t Words>
-  bool put_n(int lane_no, const std::uint32_t* prefix, const void* item, bool forwarded) noexcept {
-    const std::size_t n = N > 0 ? N : item_bytes_;
-    const std::size_t need = n + 4 * Words;
+  /// Appends an item of `bytes` bytes to `lane_no` after Words 4-byte prefix words (its prefix
+  /// on a transit, network or delivery lane, or none), written by write(out). `forwarded`: an
+  /// item this PE forwards (not its own), which never spills.
+  template <std::size_t Words, class Write>
+  [[gnu::always_inline]] bool put_item(int lane_no, const std::uint32_t* prefix, std::size_t bytes,
+                                       bool forwarded, Write write) noexcept {
+    const std::size_t need = bytes + 4 * Words;
     fill& f = fills_[static_cast<std::size_t>(lane_no)];
     if (MAILROOM_UNLIKELY(f.used() + need > capacity_) && !room_for(lane_no, need, forwarded))
       return false;
     std::byte* out = f.buf + f.used();
     if constexpr (Words > 0) std::memcpy(out, prefix, 4 * Words);
-    std::memcpy(out + 4 * Words, item, n);
+    write(out + 4 * Words);
     f.add(static_cast<std::uint32_t>(need), 1);
     if (forwarded) {
       ++forwarded_in_[static_cast<std::size_t>(lane_no)];
       ++forwarded_items_;
     }
     return true;
+  }
+  /// put_item of a typed item of N bytes (0: item_bytes_, copied by size at run time).
+  template <std::size_t N, std::size_t Words>
+  bool put_n(int lane_no, const std::uint32_t* prefix, const void* item, bool forwarded) noexcept {
+    const std::size_t n = N > 0 ? N : item_bytes_;
+    return put_item<Words>(lane_no, prefix, n, forwarded,
+                           [&](std::byte* out) { std::memcpy(out, item, N > 0 ? N : n); });
   }
   [[gnu::noinline]] bool push_var_routed(int dest, const void* payload, std::uint32_t len) noexcept;
   /// Appends a variable-size item to `lane_no` after Words 4-byte prefix words, as put_n does.
