@@ -36,9 +36,8 @@ LAYERS = [
      "collective contexts, groups, node memory, windows; the simulated machine behind the same "
      "classes, one file per concept per backend"),
     ("aggregation", "src/aggregation",
-     ["plan.hpp", "detail/buffer.hpp", "detail/routes.hpp", "detail/records.hpp",
-      "detail/conveyor_core.hpp"],
-     ["aggregation/exchange.hpp", "aggregation/memory_plan.hpp"],
+     ["plan.hpp", "detail/buffer.hpp", "detail/records.hpp", "detail/conveyor_core.hpp"],
+     ["aggregation/exchange.hpp", "aggregation/memory_plan.hpp", "aggregation/routes.hpp"],
      "the exchange (buffer pool, node slots, arrivals by conveyor id), conveyor_core (lanes, "
      "credits, backlog, forwarding, end of stream), routing (direct, node, mesh), the capacity "
      "plan"),
@@ -49,8 +48,8 @@ LAYERS = [
      "that close its components: end of stream, quiescence waves for cycles and rings"),
     ("runtime", "src/runtime",
      ["runtime.hpp", "mpi.hpp", "task.hpp", "future.hpp", "team.hpp", "detail/tasks.hpp",
-      "detail/scheduler.hpp", "detail/lambda_registry.hpp"],
-     ["runtime/lifetime.hpp", "runtime/team_state.hpp"],
+      "detail/scheduler.hpp", "detail/send_context.hpp", "detail/lambda_registry.hpp"],
+     ["runtime/engine.hpp", "runtime/lifetime.hpp", "runtime/team_state.hpp"],
      "runtime (starts the layers below it; those above start on first use), the progress engine "
      "and watchdog, selector and mailbox cores, workers, tasks and futures, teams, the lambda "
      "registry"),

@@ -61,15 +61,15 @@ endforeach()
 # The installed detail/ headers, by name, each for what public inline code needs of it: a new one
 # is a decision made here (or an internal header to put in src/), not one made by an #include.
 set(allowed_detail
-    buffer.hpp           # a buffer's wire header, a conveyor's reservation (conveyor_core)
+    buffer.hpp           # a buffer's wire header, read by mailboxes' handler dispatch
     callback.hpp         # futures' continuations (future.hpp)
     conveyor_core.hpp    # the inline push paths of conveyors and mailboxes
     lambda_registry.hpp  # lambda messages' handlers, registered by type (selector.hpp)
     mailboxes.hpp        # the mailbox classes behind a selector, and handler dispatch
     records.hpp          # the record layout the inline push paths write (conveyor_core)
     reduction.hpp        # the reduction operators of collectives and atomics
-    routes.hpp           # lanes and hops, read by the inline push and forward paths
-    scheduler.hpp        # mailbox and selector cores, the progress engine (selector.hpp)
+    scheduler.hpp        # mailbox and selector cores, what sends read of the scheduler
+    send_context.hpp     # where the caller's sends come from, sender() (runtime.hpp, task.hpp)
     sends.hpp            # a selector's blocked sends and bound senders (selector.hpp)
     signature.hpp        # a mailbox's type signature, checked on arrival
     small_pool.hpp       # futures' shared states

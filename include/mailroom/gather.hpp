@@ -110,7 +110,7 @@ template <class T, class I, class Where = cyclic>
   detail::send_gather_requests(*sel, indices, out, where);
   auto op = std::make_shared<detail::gather_op<sel_type>>(std::move(sel));
   future<void> f = op->get_future();
-  detail::scheduler::pending.push_back(std::move(op));
+  detail::add_pending(std::move(op));
   return f;
 }
 

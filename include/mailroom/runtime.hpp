@@ -4,7 +4,7 @@
 #pragma once
 
 #include "mailroom/config.hpp"
-#include "mailroom/detail/scheduler.hpp"
+#include "mailroom/detail/send_context.hpp"
 #include "mailroom/pe.hpp"
 #include "mailroom/statistics.hpp"
 
@@ -74,7 +74,7 @@ class runtime {
 [[nodiscard]] int num_pes() noexcept;
 /// The PE that sent the message whose handler is running (-1 outside handlers): a PE of the job,
 /// also in a handler of a selector over a team, whose `from` is a rank in the team.
-[[nodiscard]] inline pe sender() noexcept { return pe(detail::scheduler::current_source); }
+[[nodiscard]] inline pe sender() noexcept { return pe(detail::send_context::current_source); }
 
 /// Lets pending handlers run from user code (a no-op for handlers, when called from one).
 void yield(source_location loc = source_location::current());

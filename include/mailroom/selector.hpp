@@ -7,6 +7,7 @@
 #include "mailroom/detail/mailboxes.hpp"
 #include "mailroom/detail/sends.hpp"
 #include "mailroom/mailbox.hpp"
+#include "mailroom/team.hpp"
 
 #include <algorithm>
 #include <array>

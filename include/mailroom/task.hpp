@@ -12,7 +12,7 @@
 // the PE's thread when it waits, and a program that spawns none runs exactly as without them.
 #pragma once
 
-#include "mailroom/detail/scheduler.hpp"
+#include "mailroom/detail/send_context.hpp"
 #include "mailroom/detail/tasks.hpp"
 #include "mailroom/future.hpp"
 
@@ -118,15 +118,14 @@ void spawn(F&& f) {
 template <class F>
 void finish(F&& body, source_location loc = source_location::current()) {
   const detail::call_site here(loc);
-  detail::scheduler::check_running("mailroom::finish");
+  detail::send_context::check_running("mailroom::finish");
   MAILROOM_CHECK(!detail::in_handler_context(),
                  "mailroom::finish called from a handler (or a task a handler spawned): handlers "
                  "never wait; spawn the tasks with mailroom::spawn, and the selector does not "
                  "terminate before they have run");
   detail::finish_state scope;
   detail::finish_state* const outer = detail::t_finish;
-  const bool runtime_thread = detail::t_worker <= 0;
-  if (runtime_thread) detail::scheduler::finish_scopes.emplace_back();
+  detail::begin_finish_scope();
   detail::t_finish = &scope;
   try {
     std::forward<F>(body)();
@@ -134,17 +133,12 @@ void finish(F&& body, source_location loc = source_location::current()) {
     // The tasks refer to this scope: wait for them before it goes.
     detail::t_finish = outer;
     detail::join(scope, "mailroom::finish (unwinding): its tasks");
-    if (runtime_thread) detail::scheduler::finish_scopes.pop_back();
+    detail::end_finish_scope(false);
     throw;
   }
   detail::t_finish = outer;
   detail::join(scope, "mailroom::finish: its tasks");
-  if (runtime_thread) {
-    // wait() may not remove scope entries (only destructors do), so iterate over a copy.
-    auto started = detail::scheduler::finish_scopes.back();
-    for (detail::selector_core* s : started) s->wait();
-    detail::scheduler::finish_scopes.pop_back();
-  }
+  detail::end_finish_scope(true);
 }
 
 /// Calls f(i) for every i in [begin, end), spread over the workers in pieces of `grain`

@@ -7,12 +7,15 @@
 
 #include "aggregation/exchange.hpp"
 #include "aggregation/memory_plan.hpp"
+#include "aggregation/routes.hpp"
 #include "common/guard.hpp"
 #include "common/trace.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <deque>
+#include <utility>
 
 namespace mailroom::detail {
 
@@ -47,19 +50,245 @@ std::uintptr_t conveyor_core::next_bound_key() noexcept {
   return k_bound_key | n;
 }
 
+// What the send fast path never touches: credits and tokens per lane, the backlog, arrivals,
+// the forwarding queues, the counters and the end of stream per link.
+struct conveyor_core::cold {
+  explicit cold(const routes& rt)
+      : sent_to_(static_cast<std::size_t>(rt.lanes()), 0),
+        bytes_to_(static_cast<std::size_t>(rt.lanes()), 0),
+        buffers_to_(static_cast<std::size_t>(rt.lanes()), 0),
+        forwarded_in_(rt.routed ? static_cast<std::size_t>(rt.lanes()) : 0, 0),
+        outstanding_(static_cast<std::size_t>(rt.lanes()), 0),
+        limits_(static_cast<std::size_t>(rt.lanes())),
+        pool_out_(static_cast<std::size_t>(rt.lanes()), 0) {
+    for (std::size_t c = 0; c < k_link_classes; ++c) {
+      links_open_[c] = static_cast<int>(rt.in_peers[c].size());
+      ended_[c].assign(rt.in_peers[c].size(), 0);
+    }
+  }
+  std::vector<std::int64_t> sent_to_;                // items per lane
+  std::vector<std::int64_t> bytes_to_, buffers_to_;  // payload bytes and buffers per lane
+  std::vector<std::uint32_t> forwarded_in_;          // forwarded items in a lane's open buffer
+  double credit_wait_s_ = 0;
+  std::int64_t room_sent_ = 0;
+  std::vector<std::uint32_t> outstanding_;          // unacknowledged buffers per lane
+  std::deque<std::pair<int, std::byte*>> backlog_;  // full buffers (and lanes) waiting for a credit
+  // The forwarding queues: one per class that forwards, never shared. An item must never wait
+  // behind one of an earlier stage, which may wait for a credit this one's stage frees
+  // (docs/design.md, routing). Buffers of items to forward, per queue (queue_of: 0 from the
+  // network, 1 from transit lanes, 2 and 3 from the second hop's), and how far the front one
+  // of each has been forwarded.
+  static constexpr std::size_t k_queues = 4;
+  static constexpr std::uint32_t queue_class(std::size_t q) noexcept {
+    constexpr std::uint32_t cls[k_queues] = {k_network, k_transit, k_network2, k_transit2};
+    return cls[q];
+  }
+  static constexpr std::size_t queue_of(std::uint32_t cls) noexcept {
+    return cls == k_network ? 0 : cls == k_transit ? 1 : cls == k_network2 ? 2 : 3;
+  }
+  struct transit {
+    std::byte* buf;
+    int source;
+  };
+  std::array<std::deque<transit>, k_queues> forward_;
+  std::array<std::uint32_t, k_queues> forward_at_{};
+  std::array<std::uint32_t, k_queues> run_left_{}, run_tag_{};  // records: the run forwarded
+  reservation taken_;                                           // slots or heap, and the credits
+  // Per lane: where its buffers come from and how many may be out. A lane to a PE of this node
+  // fills a shared slot of node_capacity bytes when the conveyor's node lanes are in slots; its
+  // fill's buf then points `offset` = capacity - node_capacity bytes before the buffer, so that
+  // the sends' one compare against capacity_ holds for every lane.
+  // A lane to another node (`shared`) and a slot lane to another PE of the node each have one
+  // buffer of their own, filling or in flight; for more they take tokens of a pool shared by the
+  // PE's conveyors: the exchange's link pool, the shared pool's extra slots. Per lane, pool_out_
+  // counts the tokens it holds (docs/design.md, flow control).
+  struct lane_limit {
+    std::uint32_t offset = 0;
+    std::uint32_t credits = 0;
+    bool slot = false;
+    bool shared = false;
+    bool pooled = false;  // a slot lane to another PE: its own slot, then extras
+  };
+  std::vector<lane_limit> limits_;
+  std::vector<std::uint32_t> pool_out_;
+  std::deque<arrival> arrivals_;
+  std::int64_t sent_items_ = 0, received_items_ = 0, processed_items_ = 0, forwarded_items_ = 0;
+  std::uint64_t refused_ = 0;
+  // End of stream, per link class: per link in (routes::in_link) whether it has ended, how many
+  // links are still open, the items they announced and the items received; and the classes
+  // whose lanes this PE has ended.
+  std::array<std::vector<std::uint8_t>, k_link_classes> ended_;
+  std::array<int, k_link_classes> links_open_{};
+  std::array<std::int64_t, k_link_classes> expected_{}, received_{};
+  std::uint32_t lanes_ended_ = 0;
+  stream state_ = stream::open;
+};
+
+bool conveyor_core::backlogged() const noexcept { return !s_->backlog_.empty(); }
+bool conveyor_core::has_arrivals() const noexcept { return !s_->arrivals_.empty(); }
+std::size_t conveyor_core::arrivals() const noexcept { return s_->arrivals_.size(); }
+const arrival& conveyor_core::front() const noexcept { return s_->arrivals_.front(); }
+std::int64_t conveyor_core::sent_items() const noexcept { return s_->sent_items_; }
+std::int64_t conveyor_core::processed_items() const noexcept { return s_->processed_items_; }
+std::int64_t conveyor_core::forwarded_items() const noexcept { return s_->forwarded_items_; }
+std::uint64_t conveyor_core::refused() const noexcept { return s_->refused_; }
+const std::vector<std::int64_t>& conveyor_core::items_to() const noexcept { return s_->sent_to_; }
+const std::vector<std::int64_t>& conveyor_core::bytes_to() const noexcept { return s_->bytes_to_; }
+const std::vector<std::int64_t>& conveyor_core::buffers_to() const noexcept {
+  return s_->buffers_to_;
+}
+std::int64_t conveyor_core::room_sent() const noexcept { return s_->room_sent_; }
+double conveyor_core::credit_wait_seconds() const noexcept { return s_->credit_wait_s_; }
+void conveyor_core::add_credit_wait(double seconds) noexcept { s_->credit_wait_s_ += seconds; }
+std::size_t conveyor_core::backlog_size() const noexcept { return s_->backlog_.size(); }
+conveyor_core::stream conveyor_core::stream_state() const noexcept { return s_->state_; }
+bool conveyor_core::closed() const noexcept { return s_->state_ != stream::open; }
+std::int64_t conveyor_core::received_items() const noexcept { return s_->received_items_; }
+std::int64_t conveyor_core::announced_items() const noexcept {
+  return s_->expected_[k_final] + s_->expected_[k_delivery];
+}
+
+// The buffers lane l may have unacknowledged: its credits, and on a pooled lane no more than
+// the tokens it holds (its own and those taken: a buffer filled on a token ships on it).
+inline std::uint32_t conveyor_core::in_flight_limit(std::size_t l) const noexcept {
+  const cold::lane_limit& lim = s_->limits_[l];
+  if (lim.shared) return lim.credits + s_->pool_out_[l];
+  return lim.pooled ? std::min(lim.credits, 1 + s_->pool_out_[l]) : lim.credits;
+}
+
+// A typed item's prefix on a network lane: the destination's index on its node (from its hop)
+// and the origin's on this node, 2 bytes each.
+std::uint32_t conveyor_core::network_prefix(std::uint32_t hop,
+                                            std::uint32_t origin_local) noexcept {
+  return routes::local_of_hop(hop) | origin_local << 16;
+}
+
+// Appends an item of `bytes` bytes to `lane_no` after Words 4-byte prefix words (its prefix on
+// a transit, network or delivery lane, or none), written by write(out). `forwarded`: an item
+// this PE forwards (not its own), which never spills.
+template <std::size_t Words, class Write>
+[[gnu::always_inline]] inline bool conveyor_core::put_item(int lane_no, const std::uint32_t* prefix,
+                                                           std::size_t bytes, bool forwarded,
+                                                           Write write) noexcept {
+  const std::size_t need = bytes + 4 * Words;
+  fill& f = fills_[static_cast<std::size_t>(lane_no)];
+  if (MAILROOM_UNLIKELY(f.used() + need > capacity_) && !room_for(lane_no, need, forwarded))
+    return false;
+  std::byte* out = f.buf + f.used();
+  if constexpr (Words > 0) std::memcpy(out, prefix, 4 * Words);
+  write(out + 4 * Words);
+  f.add(static_cast<std::uint32_t>(need), 1);
+  if (forwarded) {
+    ++s_->forwarded_in_[static_cast<std::size_t>(lane_no)];
+    ++s_->forwarded_items_;
+  }
+  return true;
+}
+
+// put_item of a typed item of N bytes (0: item_bytes_, copied by size at run time).
+template <std::size_t N, std::size_t Words>
+bool conveyor_core::put_n(int lane_no, const std::uint32_t* prefix, const void* item,
+                          bool forwarded) noexcept {
+  const std::size_t n = N > 0 ? N : item_bytes_;
+  return put_item<Words>(lane_no, prefix, n, forwarded,
+                         [&](std::byte* out) { std::memcpy(out, item, N > 0 ? N : n); });
+}
+
+// A typed item of this PE's, routed: to a PE of this node directly, else after its prefix.
+template <std::size_t N>
+bool conveyor_core::push_routed_n(int dest, const void* item) noexcept {
+  const std::uint32_t h = rt_.hop(dest);
+  if ((h & routes::k_prefixed) == 0) return put_n<N, 0>(static_cast<int>(h), nullptr, item, false);
+  const int lane_no = routes::lane_of_hop(h);
+  if (rt_.meshed) {  // [dest][origin] on every hop
+    const std::uint32_t both[2] = {static_cast<std::uint32_t>(dest),
+                                   static_cast<std::uint32_t>(me_)};
+    return put_n<N, 2>(lane_no, both, item, false);
+  }
+  // Through a PE of this node: the destination; over a link this PE owns: the two indices.
+  const std::uint32_t prefix = rt_.cls[static_cast<std::size_t>(lane_no)] == k_transit
+                                   ? static_cast<std::uint32_t>(dest)
+                                   : network_prefix(h, static_cast<std::uint32_t>(rt_.my_local));
+  return put_n<N, 1>(lane_no, &prefix, item, false);
+}
+
+template <std::size_t N>
+bool conveyor_core::push_routed_sized(int dest, item_copy<N> c) noexcept {
+  return push_routed_n<N>(dest, c.b);
+}
+template bool conveyor_core::push_routed_sized<4>(int, item_copy<4>) noexcept;
+template bool conveyor_core::push_routed_sized<8>(int, item_copy<8>) noexcept;
+template bool conveyor_core::push_routed_sized<12>(int, item_copy<12>) noexcept;
+template bool conveyor_core::push_routed_sized<16>(int, item_copy<16>) noexcept;
+template bool conveyor_core::push_routed_sized<24>(int, item_copy<24>) noexcept;
+template bool conveyor_core::push_routed_sized<32>(int, item_copy<32>) noexcept;
+
+bool conveyor_core::push_routed(int dest, const void* item) noexcept {
+  // Copies of fixed size for the sizes messages usually have (as forward_queue).
+  switch (item_bytes_) {
+    case 4:
+      return push_routed_n<4>(dest, item);
+    case 8:
+      return push_routed_n<8>(dest, item);
+    case 12:
+      return push_routed_n<12>(dest, item);
+    case 16:
+      return push_routed_n<16>(dest, item);
+    case 24:
+      return push_routed_n<24>(dest, item);
+    case 32:
+      return push_routed_n<32>(dest, item);
+    default:
+      return push_routed_n<0>(dest, item);
+  }
+}
+
+// Records with node routing: to a PE of this node delta-coded as ever (a final lane), to another
+// node whole, after their destination and origin, in runs [tag][count] (put_record).
+template <std::size_t W>
+bool conveyor_core::push_delta_routed(int dest, const std::uint32_t& tag,
+                                      record_words<W> c) noexcept {
+  const std::uint32_t h = rt_.hop(dest);
+  const int li = routes::lane_of_hop(h);
+  if ((h & routes::k_prefixed) == 0)
+    return push_delta_at<W>(lanes_[static_cast<std::size_t>(li)], li, tag, c.data());
+  return put_record(li, tag, static_cast<std::uint32_t>(dest), c.data(), 8 * W, false);
+}
+#define MAILROOM_ROUTED_RECORD(W)                                              \
+  template bool conveyor_core::push_delta_routed<W>(int, const std::uint32_t&, \
+                                                    record_words<W>) noexcept;
+MAILROOM_ROUTED_RECORD(1)
+MAILROOM_ROUTED_RECORD(2)
+MAILROOM_ROUTED_RECORD(3)
+MAILROOM_ROUTED_RECORD(4)
+MAILROOM_ROUTED_RECORD(5)
+MAILROOM_ROUTED_RECORD(6)
+MAILROOM_ROUTED_RECORD(7)
+MAILROOM_ROUTED_RECORD(8)
+MAILROOM_ROUTED_RECORD(9)
+MAILROOM_ROUTED_RECORD(10)
+MAILROOM_ROUTED_RECORD(11)
+MAILROOM_ROUTED_RECORD(12)
+MAILROOM_ROUTED_RECORD(13)
+MAILROOM_ROUTED_RECORD(14)
+MAILROOM_ROUTED_RECORD(15)
+MAILROOM_ROUTED_RECORD(16)
+#undef MAILROOM_ROUTED_RECORD
+static_assert(conveyor_core::k_delta_words == 16, "one instantiation above per record size");
+
 inline bool conveyor_core::take_from_pool(std::size_t l) noexcept {
-  if (!(limits_[l].shared ? ex_.take_shared(l) : ex_.take_slot_extra())) return false;
-  ++pool_out_[l];
+  if (!(s_->limits_[l].shared ? ex_.take_shared(l) : ex_.take_slot_extra())) return false;
+  ++s_->pool_out_[l];
   return true;
 }
 
 inline bool conveyor_core::take_token(std::size_t l) noexcept {
-  const lane_limit& lim = limits_[l];
-  return (lim.shared || (lim.pooled && outstanding_[l] < lim.credits)) && take_from_pool(l);
+  const cold::lane_limit& lim = s_->limits_[l];
+  return (lim.shared || (lim.pooled && s_->outstanding_[l] < lim.credits)) && take_from_pool(l);
 }
 
 inline bool conveyor_core::buffer_for(std::size_t l) noexcept {
-  return outstanding_[l] < 1 + pool_out_[l] || take_from_pool(l) || g_may_spill;
+  return s_->outstanding_[l] < 1 + s_->pool_out_[l] || take_from_pool(l) || g_may_spill;
 }
 
 // Whether lane `lane_no` may ship a buffer now: the own PE has fewer than 2c buffers arrived and
@@ -69,10 +298,10 @@ inline bool conveyor_core::buffer_for(std::size_t l) noexcept {
 // Inline: the idle flush (flush) asks it for every lane with items.
 inline bool conveyor_core::can_ship(int lane_no) const noexcept {
   const auto l = static_cast<std::size_t>(lane_no);
-  const lane_limit& lim = limits_[l];
-  if (rt_.peer[l] == me_) return arrivals_.size() < 2 * static_cast<std::size_t>(lim.credits);
-  return outstanding_[l] < in_flight_limit(l) || (lim.shared && ex_.shared_free(l)) ||
-         (lim.pooled && outstanding_[l] < lim.credits && ex_.slot_extras_free() > 0);
+  const cold::lane_limit& lim = s_->limits_[l];
+  if (rt_.peer[l] == me_) return s_->arrivals_.size() < 2 * static_cast<std::size_t>(lim.credits);
+  return s_->outstanding_[l] < in_flight_limit(l) || (lim.shared && ex_.shared_free(l)) ||
+         (lim.pooled && s_->outstanding_[l] < lim.credits && ex_.slot_extras_free() > 0);
 }
 
 conveyor_core::fill conveyor_core::always_full_{nullptr, fill::packed(~0u, 0)};
@@ -87,10 +316,11 @@ std::size_t conveyor_core::table_bytes(const routes& r, bool delta_records) noex
   // forwarded items and limits; per link in: whether it has ended (end of stream).
   const std::size_t per_lane = (delta_records ? sizeof(lane) : sizeof(fill)) +
                                3 * sizeof(std::int64_t) + 3 * sizeof(std::uint32_t) +
-                               sizeof(lane_limit);
+                               sizeof(cold::lane_limit);
   std::size_t links_in = 0;
   for (const auto& peers : r.in_peers) links_in += peers.size();
-  return per_lane * static_cast<std::size_t>(r.lanes()) + links_in + sizeof(conveyor_core);
+  return per_lane * static_cast<std::size_t>(r.lanes()) + links_in + sizeof(conveyor_core) +
+         sizeof(cold);
 }
 
 conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::size_t item_bytes,
@@ -106,17 +336,7 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
       fills_(delta_records ? 0 : static_cast<std::size_t>(rt_.lanes())),
       lanes_(delta_records ? static_cast<std::size_t>(rt_.lanes()) : 0),
       signature_(signature),
-      sent_to_(static_cast<std::size_t>(rt_.lanes()), 0),
-      bytes_to_(static_cast<std::size_t>(rt_.lanes()), 0),
-      buffers_to_(static_cast<std::size_t>(rt_.lanes()), 0),
-      forwarded_in_(routed_ ? static_cast<std::size_t>(rt_.lanes()) : 0, 0),
-      outstanding_(static_cast<std::size_t>(rt_.lanes()), 0),
-      limits_(static_cast<std::size_t>(rt_.lanes())),
-      pool_out_(static_cast<std::size_t>(rt_.lanes()), 0) {
-  for (std::size_t c = 0; c < k_link_classes; ++c) {
-    links_open_[c] = static_cast<int>(rt_.in_peers[c].size());
-    ended_[c].assign(rt_.in_peers[c].size(), 0);
-  }
+      s_(std::make_unique<cold>(rt_)) {
   // Every PE creates the same conveyors in the same order with the same configuration, so the
   // credits agree: what a sender may have in flight is what the receiver reserved for arrivals.
   const std::size_t left = ex_.budget_left();
@@ -125,8 +345,8 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
     // members reserve alike whatever else each has). Lanes to other nodes too, with no link
     // pool: all count as lanes within the node outside the shared pool.
     const mailbox_shape s = shape_of(rt_, [](int) { return true; });
-    taken_ = ex_.reserve_team(s);
-    MAILROOM_CHECK(taken_.credits > 0,
+    s_->taken_ = ex_.reserve_team(s);
+    MAILROOM_CHECK(s_->taken_.credits > 0,
                    "a mailbox over a team of {} PEs does not fit in MAILROOM_BUDGET_BYTES={}: it "
                    "needs {} bytes (MAILROOM_CREDITS={} buffers per member each way), but only {} "
                    "bytes are left next to the {} live mailboxes, the shared pool and the posted "
@@ -134,11 +354,11 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
                    rt_.lanes(), current_config().budget_bytes,
                    mailbox_reservation(s, capacity_, current_config().credits, false),
                    current_config().credits, left, ex_.live_conveyors());
-    for (auto& lim : limits_) lim.credits = taken_.credits;
+    for (auto& lim : s_->limits_) lim.credits = s_->taken_.credits;
   } else {
-    taken_ = ex_.reserve();
+    s_->taken_ = ex_.reserve();
   }
-  MAILROOM_CHECK(taken_.credits > 0,
+  MAILROOM_CHECK(s_->taken_.credits > 0,
                  "mailbox #{} does not fit in MAILROOM_BUDGET_BYTES={}: a mailbox needs at least "
                  "3 buffers per link within the node outside the shared pool (one filling, one in "
                  "flight, one arrived) and 2 per link to another node: {} bytes over its {} lanes, "
@@ -149,16 +369,16 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
                  mailbox_reservation(ex_.shape(), capacity_, 1, false), dests(), left,
                  ex_.live_conveyors());
   const auto node_offset = static_cast<std::uint32_t>(capacity_ - ex_.node_capacity());
-  for (std::size_t l = 0; l < limits_.size() && !over_team_; ++l) {
-    lane_limit& lim = limits_[l];
-    lim.slot = taken_.in_slots && ex_.on_node(rt_.peer[l]);
+  for (std::size_t l = 0; l < s_->limits_.size() && !over_team_; ++l) {
+    cold::lane_limit& lim = s_->limits_[l];
+    lim.slot = s_->taken_.in_slots && ex_.on_node(rt_.peer[l]);
     lim.offset = lim.slot ? node_offset : 0;
     // A lane to another node: one buffer of its own (one credit), more on tokens of the link
     // pool (reserved once for all conveyors: docs/design.md, flow control); a slot lane to
     // another PE: its own slot, more on the pool's extras, within C_node credits.
     lim.shared = !ex_.on_node(rt_.peer[l]);
     lim.pooled = lim.slot && rt_.peer[l] != me_;
-    lim.credits = lim.slot ? taken_.node_credits : lim.shared ? 1 : taken_.credits;
+    lim.credits = lim.slot ? s_->taken_.node_credits : lim.shared ? 1 : s_->taken_.credits;
   }
   MAILROOM_ASSERT(capacity_ >= k_header_bytes + k_delta_run_header + 8 * k_delta_words);
   for (std::size_t w = 1; w <= k_delta_words; ++w)
@@ -180,40 +400,40 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
   id_ = ex_.attach(this);
   // A mailbox the shared pool has no room for costs far more (its buffers within the node come
   // from the budget, full size, on both ends): say so once per mailbox where asked.
-  if (!taken_.in_slots && ex_.shared_slots() > 0 && me_ == 0 && current_config().verbose > 0)
+  if (!s_->taken_.in_slots && ex_.shared_slots() > 0 && me_ == 0 && current_config().verbose > 0)
     std::fprintf(stderr,
                  "mailroom: mailbox #%u: no room in the shared pool (%u slots per PE); its "
                  "buffers within the node take %zu bytes of the budget per PE instead (raise "
                  "MAILROOM_SHARED_SLOTS)\n",
                  id_, ex_.shared_slots(),
-                 mailbox_reservation(ex_.shape(), capacity_, taken_.credits, false) -
-                     mailbox_reservation(ex_.shape(), capacity_, taken_.credits, true));
+                 mailbox_reservation(ex_.shape(), capacity_, s_->taken_.credits, false) -
+                     mailbox_reservation(ex_.shape(), capacity_, s_->taken_.credits, true));
 }
 
 conveyor_core::~conveyor_core() {
   for (std::size_t d = 0; d < dests(); ++d)
-    if (std::byte* buf = fill_of(d).buf; buf != nullptr) ex_.release(buf + limits_[d].offset);
-  for (auto& a : arrivals_) ex_.release_arrival(a.source, a.buf);
-  for (auto& queue : forward_)
+    if (std::byte* buf = fill_of(d).buf; buf != nullptr) ex_.release(buf + s_->limits_[d].offset);
+  for (auto& a : s_->arrivals_) ex_.release_arrival(a.source, a.buf);
+  for (auto& queue : s_->forward_)
     for (auto& t : queue) ex_.release_arrival(t.source, t.buf);
-  for (auto& [lane_no, buf] : backlog_) ex_.release(buf);
-  ex_.backlog_changed(-static_cast<int>(backlog_.size()));
+  for (auto& [lane_no, buf] : s_->backlog_) ex_.release(buf);
+  ex_.backlog_changed(-static_cast<int>(s_->backlog_.size()));
   // Acknowledgements still to come are dropped on arrival (this conveyor is gone); those for
   // buffers on tokens of the link pool give them back there (other tokens go back at once).
   // Extra slots go back at once too (a slot still on its way back is free again soon: until
   // then a lane that finds none free takes a heap buffer).
   ex_.unacknowledged -= unacknowledged();
-  for (std::size_t l = 0; l < pool_out_.size(); ++l) {
-    if (pool_out_[l] == 0) continue;
-    if (limits_[l].shared) {
-      const std::uint32_t owed = std::min(pool_out_[l], outstanding_[l]);
+  for (std::size_t l = 0; l < s_->pool_out_.size(); ++l) {
+    if (s_->pool_out_[l] == 0) continue;
+    if (s_->limits_[l].shared) {
+      const std::uint32_t owed = std::min(s_->pool_out_[l], s_->outstanding_[l]);
       ex_.owe_shared(l, owed);
-      if (pool_out_[l] > owed) ex_.give_shared(l, pool_out_[l] - owed);
+      if (s_->pool_out_[l] > owed) ex_.give_shared(l, s_->pool_out_[l] - owed);
     } else {
-      ex_.give_slot_extra(pool_out_[l]);
+      ex_.give_slot_extra(s_->pool_out_[l]);
     }
   }
-  ex_.release(taken_);
+  ex_.release(s_->taken_);
   ex_.add_ended(*this);
   ex_.detach(id_);
 }
@@ -222,14 +442,14 @@ bool conveyor_core::make_room(int lane_no, std::size_t need) noexcept {
   const auto l = static_cast<std::size_t>(lane_no);
   fill& f = fill_of(l);
   // After a lane has ended every buffer has been shipped, so any later push lands here.
-  MAILROOM_CHECK((lanes_ended_ >> rt_.cls[l] & 1u) == 0 &&
-                     (state_ == stream::open || state_ == stream::flushing),
+  MAILROOM_CHECK((s_->lanes_ended_ >> rt_.cls[l] & 1u) == 0 &&
+                     (s_->state_ == stream::open || s_->state_ == stream::flushing),
                  "a message was sent to mailbox #{} after its end of stream on this PE "
                  "(send after done, or a missing edge in the dependency graph)",
                  id_);
   if (has_items(l)) {
     if (!g_may_spill && !can_ship(lane_no)) {
-      ++refused_;
+      ++s_->refused_;
       return false;
     }
     ship(lane_no);
@@ -239,9 +459,9 @@ bool conveyor_core::make_room(int lane_no, std::size_t need) noexcept {
     // of its pool (buffer_for); without one the push waits for a buffer to come back, as for a
     // credit. A slot lane whose pool has none free (after spills) takes a heap buffer and uses
     // the same bytes of it; sent through MPI.
-    const lane_limit& lim = limits_[l];
+    const cold::lane_limit& lim = s_->limits_[l];
     if ((lim.shared || lim.pooled) && !buffer_for(l)) {
-      ++refused_;
+      ++s_->refused_;
       return false;
     }
     std::byte* buf = lim.slot ? ex_.acquire_slot(rt_.peer[l]) : nullptr;
@@ -259,8 +479,8 @@ bool conveyor_core::make_room(int lane_no, std::size_t need) noexcept {
                  "header): raise MAILROOM_BUFFER_BYTES (and MAILROOM_NODE_BUFFER_BYTES for "
                  "buffers within a node) or send less",
                  need,
-                 limits_[l].offset > 0 ? "MAILROOM_NODE_BUFFER_BYTES" : "MAILROOM_BUFFER_BYTES",
-                 capacity_ - limits_[l].offset, k_header_bytes);
+                 s_->limits_[l].offset > 0 ? "MAILROOM_NODE_BUFFER_BYTES" : "MAILROOM_BUFFER_BYTES",
+                 capacity_ - s_->limits_[l].offset, k_header_bytes);
   return true;
 }
 
@@ -272,7 +492,7 @@ bool conveyor_core::room_for(int lane_no, std::size_t need, bool forwarded) noex
     const scoped_assign no_spill(g_may_spill, g_may_spill && !forwarded);
     room = make_room(lane_no, need);
   }
-  if (!room && forwarded) --refused_;  // (refusals count the program's pushes only)
+  if (!room && forwarded) --s_->refused_;  // (refusals count the program's pushes only)
   return room;
 }
 
@@ -313,7 +533,7 @@ bool conveyor_core::put_record(int lane_index, std::uint32_t tag, std::uint32_t 
       room = make_room(lane_index, need);
     }
     if (!room) {
-      if (forwarded) --refused_;
+      if (forwarded) --s_->refused_;
       return false;
     }
   }
@@ -334,8 +554,8 @@ bool conveyor_core::put_record(int lane_index, std::uint32_t tag, std::uint32_t 
   std::memcpy(out + 8, data, n);
   f.add(static_cast<std::uint32_t>(8 + stride), 1);
   if (forwarded) {
-    ++forwarded_in_[li];
-    ++forwarded_items_;
+    ++s_->forwarded_in_[li];
+    ++s_->forwarded_items_;
   }
   return true;
 }
@@ -344,34 +564,34 @@ void conveyor_core::ship(int lane_no) noexcept {
   const auto l = static_cast<std::size_t>(lane_no);
   fill& f = fill_of(l);
   if (!lanes_.empty()) close_run(lanes_[l]);
-  const std::uint32_t offset = limits_[l].offset;
+  const std::uint32_t offset = s_->limits_[l].offset;
   std::byte* buf = f.buf + offset;
   auto* h = reinterpret_cast<buffer_header*>(buf);
   *h = buffer_header{id_, f.used() - offset, f.items(), 0, signature_, link_flags(rt_.cls[l])};
-  sent_to_[l] += f.items();
-  bytes_to_[l] += f.used() - offset - static_cast<std::int64_t>(k_header_bytes);
-  room_sent_ += capacity_ - offset - static_cast<std::int64_t>(k_header_bytes);
-  ++buffers_to_[l];
+  s_->sent_to_[l] += f.items();
+  s_->bytes_to_[l] += f.used() - offset - static_cast<std::int64_t>(k_header_bytes);
+  s_->room_sent_ += capacity_ - offset - static_cast<std::int64_t>(k_header_bytes);
+  ++s_->buffers_to_[l];
   // Only this PE's own items count as sent (mr::quiesce, the waves of cycles): forwarded ones
   // were counted where they came from.
   std::int64_t own = f.items();
   if (routed_) {
-    own -= forwarded_in_[l];
-    forwarded_in_[l] = 0;
+    own -= s_->forwarded_in_[l];
+    s_->forwarded_in_[l] = 0;
   }
-  sent_items_ += own;
+  s_->sent_items_ += own;
   ex_.items_shipped += own;
   const int dest = rt_.peer[l];
   if (MAILROOM_UNLIKELY(trace::g_on))
     trace::record(trace::builtin().ship, trace::now(), -1, {dest, id_, h->items, h->bytes});
   if (dest == me_) {
     deliver(me_, buf);  // own PE: no MPI
-  } else if (outstanding_[l] < in_flight_limit(l) || take_token(l)) {
-    ++outstanding_[l];
+  } else if (s_->outstanding_[l] < in_flight_limit(l) || take_token(l)) {
+    ++s_->outstanding_[l];
     ++ex_.unacknowledged;
     ex_.send(dest, buf);
   } else {
-    backlog_.emplace_back(lane_no, buf);
+    s_->backlog_.emplace_back(lane_no, buf);
     ex_.backlog_changed(+1);
   }
   f.buf = nullptr;
@@ -393,18 +613,18 @@ bool conveyor_core::flush(bool force) {
 
 void conveyor_core::credit(int peer, std::uint32_t cls) noexcept {
   const int lane_no = rt_.lane(cls, peer);
-  MAILROOM_CHECK(lane_no >= 0 && outstanding_[static_cast<std::size_t>(lane_no)] > 0,
+  MAILROOM_CHECK(lane_no >= 0 && s_->outstanding_[static_cast<std::size_t>(lane_no)] > 0,
                  "mailbox #{}: an acknowledgement from PE {} (link class {}) for no buffer sent",
                  id_, peer, cls);
   const auto l = static_cast<std::size_t>(lane_no);
-  --outstanding_[l];
+  --s_->outstanding_[l];
   --ex_.unacknowledged;
   // A token the lane no longer needs (it holds no more buffers than its own and its tokens
   // less one) goes back to its pool, where any conveyor may take it.
-  if (pool_out_[l] > 0 &&
-      outstanding_[l] + (fill_of(l).buf != nullptr ? 1u : 0u) < 1 + pool_out_[l]) {
-    --pool_out_[l];
-    if (limits_[l].shared)
+  if (s_->pool_out_[l] > 0 &&
+      s_->outstanding_[l] + (fill_of(l).buf != nullptr ? 1u : 0u) < 1 + s_->pool_out_[l]) {
+    --s_->pool_out_[l];
+    if (s_->limits_[l].shared)
       ex_.give_shared(l);
     else
       ex_.give_slot_extra();
@@ -413,21 +633,21 @@ void conveyor_core::credit(int peer, std::uint32_t cls) noexcept {
 }
 
 void conveyor_core::retry_backlog(int only) noexcept {
-  for (auto it = backlog_.begin(); it != backlog_.end();) {
+  for (auto it = s_->backlog_.begin(); it != s_->backlog_.end();) {
     const auto l = static_cast<std::size_t>(it->first);
     if (only >= 0 && it->first != only) {
       ++it;
       continue;
     }
-    if (!(outstanding_[l] < in_flight_limit(l) || take_token(l))) {
+    if (!(s_->outstanding_[l] < in_flight_limit(l) || take_token(l))) {
       if (only >= 0) return;  // (in order: the lane's next buffers wait as well)
       ++it;
       continue;
     }
     std::byte* buf = it->second;
-    it = backlog_.erase(it);
+    it = s_->backlog_.erase(it);
     ex_.backlog_changed(-1);
-    ++outstanding_[l];
+    ++s_->outstanding_[l];
     ++ex_.unacknowledged;
     ex_.send(rt_.peer[l], buf);
   }
@@ -435,9 +655,9 @@ void conveyor_core::retry_backlog(int only) noexcept {
 
 void conveyor_core::deliver(int source, std::byte* buf) noexcept {
   const auto& h = *reinterpret_cast<const buffer_header*>(buf);
-  received_items_ += h.items;
-  arrivals_.push_back(arrival{buf, source, link_class_of(h.flags) == k_delivery,
-                              over_team_ ? rt_.rank_of(source) : source});
+  s_->received_items_ += h.items;
+  s_->arrivals_.push_back(arrival{buf, source, link_class_of(h.flags) == k_delivery,
+                                  over_team_ ? rt_.rank_of(source) : source});
 }
 
 void conveyor_core::deliver_transit(int source, std::byte* buf, std::uint32_t cls) noexcept {
@@ -445,9 +665,9 @@ void conveyor_core::deliver_transit(int source, std::byte* buf, std::uint32_t cl
                  "mailbox #{}: PE {} forwards items through this PE, which does not route them "
                  "(is MAILROOM_ROUTING or MAILROOM_NODE_SIZE set differently on the PEs?)",
                  id_, source);
-  received_[cls] += reinterpret_cast<const buffer_header*>(buf)->items;
+  s_->received_[cls] += reinterpret_cast<const buffer_header*>(buf)->items;
   if (!forwarding()) ex_.forward_later(this);
-  forward_[queue_of(cls)].push_back(transit{buf, source});
+  s_->forward_[cold::queue_of(cls)].push_back(cold::transit{buf, source});
 }
 
 bool conveyor_core::forward() noexcept {
@@ -519,8 +739,8 @@ bool conveyor_core::forward_items(std::size_t q, Items items) noexcept {
   const bool mesh = rt_.meshed;
   const std::size_t prefix_bytes = mesh ? 8 : 4;
   bool any = false;
-  auto& queue = forward_[q];
-  std::uint32_t& at = forward_at_[q];
+  auto& queue = s_->forward_[q];
+  std::uint32_t& at = s_->forward_at_[q];
   while (!queue.empty()) {
     const auto& t = queue.front();
     const std::byte* p = t.buf + k_header_bytes + at;
@@ -535,7 +755,7 @@ bool conveyor_core::forward_items(std::size_t q, Items items) noexcept {
       if (mesh) {
         std::uint32_t both[2];
         std::memcpy(both, p, 8);
-        const int lane_no = mesh_next(queue_class(q), t.source, both[0], both[1]);
+        const int lane_no = mesh_next(cold::queue_class(q), t.source, both[0], both[1]);
         put_it = rt_.cls[static_cast<std::size_t>(lane_no)] == k_delivery
                      ? items.template put<1>(*this, lane_no, &both[1], item)
                      : items.template put<2>(*this, lane_no, both, item);
@@ -564,7 +784,7 @@ bool conveyor_core::forward_items(std::size_t q, Items items) noexcept {
 
 std::size_t conveyor_core::forward_backlog() const noexcept {
   std::size_t n = 0;
-  for (const auto& q : forward_) n += q.size();
+  for (const auto& q : s_->forward_) n += q.size();
   return n;
 }
 
@@ -616,7 +836,7 @@ bool conveyor_core::push_var_routed(int dest, const void* payload, std::uint32_t
 
 int conveyor_core::next_lane(std::size_t q, int source, std::uint32_t dest,
                              std::uint32_t origin) const noexcept {
-  if (rt_.meshed) return mesh_next(queue_class(q), source, dest, origin);
+  if (rt_.meshed) return mesh_next(cold::queue_class(q), source, dest, origin);
   // From a transit lane to the network lane for the destination's node, as it came; from the
   // network to the destination, with its origin only.
   if (q == 1) return routes::lane_of_hop(transit_hop(source, dest));
@@ -667,32 +887,32 @@ int conveyor_core::far_node_of(int source) const noexcept {
 }
 
 void conveyor_core::forwarded_front(std::size_t q) {
-  const transit done = forward_[q].front();
-  forward_[q].pop_front();
-  forward_at_[q] = 0;
+  const cold::transit done = s_->forward_[q].front();
+  s_->forward_[q].pop_front();
+  s_->forward_at_[q] = 0;
   ex_.handled(done.source, done.buf, id_);
 }
 
 // Records go on whole, run by run: a run [tag][count] of records [dest][origin][words] that
 // the next lane starts again where the tag changes. A buffer whose forwarding stopped halfway
-// through a run resumes there (forward_at_, run_left_, run_tag_).
+// through a run resumes there (s_->forward_at_, s_->run_left_, s_->run_tag_).
 bool conveyor_core::forward_records(std::size_t q) noexcept {
   MAILROOM_CHECK(record_bytes_ != nullptr,
                  "mailbox #{}: records to forward, but no record size "
                  "is known for them",
                  id_);
   bool any = false;
-  auto& queue = forward_[q];
-  std::uint32_t& at = forward_at_[q];
+  auto& queue = s_->forward_[q];
+  std::uint32_t& at = s_->forward_at_[q];
   while (!queue.empty()) {
-    const transit& t = queue.front();
+    const cold::transit& t = queue.front();
     const auto& h = *reinterpret_cast<const buffer_header*>(t.buf);
     const std::byte* base = t.buf + k_header_bytes;
     const std::uint32_t end = h.bytes - static_cast<std::uint32_t>(k_header_bytes);
-    while (at < end || run_left_[q] > 0) {
-      if (run_left_[q] == 0) {
-        std::memcpy(&run_tag_[q], base + at, 4);
-        std::memcpy(&run_left_[q], base + at + 4, 4);
+    while (at < end || s_->run_left_[q] > 0) {
+      if (s_->run_left_[q] == 0) {
+        std::memcpy(&s_->run_tag_[q], base + at, 4);
+        std::memcpy(&s_->run_left_[q], base + at + 4, 4);
         at += 8;
         continue;
       }
@@ -700,10 +920,11 @@ bool conveyor_core::forward_records(std::size_t q) noexcept {
       std::uint32_t prefix[2];
       std::memcpy(prefix, p, sizeof prefix);
       const int lane_no = next_lane(q, t.source, prefix[0], prefix[1]);
-      const std::size_t bytes = record_bytes_(run_tag_[q]);
-      if (!put_record(lane_no, run_tag_[q], prefix[0], p + 8, bytes, true, prefix[1])) return any;
+      const std::size_t bytes = record_bytes_(s_->run_tag_[q]);
+      if (!put_record(lane_no, s_->run_tag_[q], prefix[0], p + 8, bytes, true, prefix[1]))
+        return any;
       at += static_cast<std::uint32_t>(8 + bytes);
-      --run_left_[q];
+      --s_->run_left_[q];
       any = true;
     }
     forwarded_front(q);
@@ -713,9 +934,9 @@ bool conveyor_core::forward_records(std::size_t q) noexcept {
 }
 
 void conveyor_core::pop_front() noexcept {
-  const arrival a = arrivals_.front();
-  arrivals_.pop_front();
-  processed_items_ += a.header().items;
+  const arrival a = s_->arrivals_.front();
+  s_->arrivals_.pop_front();
+  s_->processed_items_ += a.header().items;
   ex_.items_handled += a.header().items;
   ex_.handled(a.source, a.buf, id_);
 }
@@ -735,16 +956,16 @@ std::int64_t conveyor_core::filling_items(std::vector<int>* to, std::size_t most
 
 std::int64_t conveyor_core::unacknowledged(std::vector<int>* to, std::size_t most) const {
   std::int64_t n = 0;
-  for (std::size_t d = 0; d < outstanding_.size(); ++d) {
-    if (outstanding_[d] == 0) continue;
-    n += outstanding_[d];
+  for (std::size_t d = 0; d < s_->outstanding_.size(); ++d) {
+    if (s_->outstanding_[d] == 0) continue;
+    n += s_->outstanding_[d];
     if (to != nullptr && to->size() < most) to->push_back(rt_.peer[d]);
   }
   return n;
 }
 
 void conveyor_core::close() noexcept {
-  if (state_ == stream::open) state_ = stream::flushing;
+  if (s_->state_ == stream::open) s_->state_ = stream::flushing;
 }
 
 // Conveyors' end of stream, per link: once this PE has closed, it ships every partly filled
@@ -761,23 +982,23 @@ void conveyor_core::close() noexcept {
 // every PE, so the ends cannot wait for each other in a cycle; classes a routing does not use
 // have no lanes and no links, and end at once.
 bool conveyor_core::step_stream() {
-  switch (state_) {
+  switch (s_->state_) {
     case stream::open:
       return false;
     case stream::flushing:
-      if ((lanes_ended_ & 1u << k_final) == 0) {
+      if ((s_->lanes_ended_ & 1u << k_final) == 0) {
         end_lanes(k_final);
         end_lanes(k_transit);
       }
-      if ((lanes_ended_ & 1u << k_network) == 0) {
+      if ((s_->lanes_ended_ & 1u << k_network) == 0) {
         if (!stage_clear(k_transit)) return false;
         end_lanes(k_network);
       }
-      if ((lanes_ended_ & 1u << k_transit2) == 0) {
+      if ((s_->lanes_ended_ & 1u << k_transit2) == 0) {
         if (!stage_clear(k_network)) return false;
         end_lanes(k_transit2);
       }
-      if ((lanes_ended_ & 1u << k_network2) == 0) {
+      if ((s_->lanes_ended_ & 1u << k_network2) == 0) {
         if (!stage_clear(k_transit2)) return false;
         end_lanes(k_network2);
       }
@@ -785,16 +1006,16 @@ bool conveyor_core::step_stream() {
           !stage_clear(k_network2))
         return false;
       end_lanes(k_delivery);
-      state_ = stream::draining;
+      s_->state_ = stream::draining;
       [[fallthrough]];
     case stream::draining:
-      if (links_open_[k_final] > 0 || links_open_[k_delivery] > 0 ||
-          received_items_ < announced_items() || !arrivals_.empty())
+      if (s_->links_open_[k_final] > 0 || s_->links_open_[k_delivery] > 0 ||
+          s_->received_items_ < announced_items() || !s_->arrivals_.empty())
         return false;
-      MAILROOM_CHECK(received_items_ == announced_items(),
+      MAILROOM_CHECK(s_->received_items_ == announced_items(),
                      "mailbox #{} received {} items but {} were sent to this PE", id_,
-                     received_items_, announced_items());
-      state_ = stream::ended;
+                     s_->received_items_, announced_items());
+      s_->state_ = stream::ended;
       [[fallthrough]];
     case stream::ended:
       return true;
@@ -803,20 +1024,20 @@ bool conveyor_core::step_stream() {
 }
 
 void conveyor_core::end_lanes(std::uint32_t cls) {
-  lanes_ended_ |= 1u << cls;
+  s_->lanes_ended_ |= 1u << cls;
   for (int l = 0; l < rt_.lanes(); ++l) {
     const auto li = static_cast<std::size_t>(l);
     if (rt_.cls[li] != cls) continue;
     if (has_items(li)) ship(l);
     if (rt_.peer[li] == me_)
-      end_of_stream(me_, cls, sent_to_[li]);
+      end_of_stream(me_, cls, s_->sent_to_[li]);
     else
-      ex_.send_end(rt_.peer[li], id_, signature_, link_flags(cls), sent_to_[li]);
+      ex_.send_end(rt_.peer[li], id_, signature_, link_flags(cls), s_->sent_to_[li]);
   }
 }
 
 bool conveyor_core::stage_clear(std::uint32_t cls) const noexcept {
-  return links_open_[cls] == 0 && received_[cls] == expected_[cls] && !forwarding();
+  return s_->links_open_[cls] == 0 && s_->received_[cls] == s_->expected_[cls] && !forwarding();
 }
 
 void conveyor_core::end_of_stream(int source, std::uint32_t cls, std::int64_t items) noexcept {
@@ -825,12 +1046,13 @@ void conveyor_core::end_of_stream(int source, std::uint32_t cls, std::int64_t it
                  "PE {}",
                  id_, cls, source);
   const int k = rt_.in_link(cls, source);
-  MAILROOM_CHECK(k >= 0 && ended_[cls][static_cast<std::size_t>(k)] == 0 && links_open_[cls] > 0,
-                 "mailbox #{}: PE {} ended its stream (link class {}) here twice or unexpected",
-                 id_, source, cls);
-  ended_[cls][static_cast<std::size_t>(k)] = 1;
-  --links_open_[cls];
-  expected_[cls] += items;
+  MAILROOM_CHECK(
+      k >= 0 && s_->ended_[cls][static_cast<std::size_t>(k)] == 0 && s_->links_open_[cls] > 0,
+      "mailbox #{}: PE {} ended its stream (link class {}) here twice or unexpected", id_, source,
+      cls);
+  s_->ended_[cls][static_cast<std::size_t>(k)] = 1;
+  --s_->links_open_[cls];
+  s_->expected_[cls] += items;
 }
 
 int conveyor_core::open_links(std::uint32_t classes, std::vector<int>* from,
@@ -838,10 +1060,10 @@ int conveyor_core::open_links(std::uint32_t classes, std::vector<int>* from,
   int open = 0;
   for (std::uint32_t c = 0; c < k_link_classes; ++c) {
     if ((classes >> c & 1u) == 0) continue;
-    open += links_open_[c];
+    open += s_->links_open_[c];
     if (from == nullptr) continue;
     for (std::size_t k = 0; k < rt_.in_peers[c].size(); ++k)
-      if (ended_[c][k] == 0 && from->size() < most) from->push_back(rt_.in_peers[c][k]);
+      if (s_->ended_[c][k] == 0 && from->size() < most) from->push_back(rt_.in_peers[c][k]);
   }
   return open;
 }

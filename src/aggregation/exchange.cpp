@@ -127,7 +127,7 @@ void exchange::start_routes(const config& cfg) {
                  "MAILROOM_ROUTING or MAILROOM_NODE_SIZE differs between PEs; set them the same "
                  "on every PE");
   // Where the PEs are: blocks of MAILROOM_NODE_SIZE, else the nodes MPI reports, gathered once
-  // and kept as a formula when the placement has one (detail/routes.hpp, node_layout).
+  // and kept as a formula when the placement has one (aggregation/routes.hpp, node_layout).
   const node_layout layout = [&] {
     if (cfg.node_size > 0)
       return node_layout::blocked(pes_, static_cast<int>(std::min<std::uint64_t>(
@@ -320,7 +320,7 @@ void exchange::sleep_idle() const noexcept {
   nanosleep(&pause, nullptr);
 }
 
-exchange::reservation exchange::reserve() noexcept {
+reservation exchange::reserve() noexcept {
   reservation taken;
   // Every PE of a node has the same pool and takes the same slot_need_ per conveyor, in the
   // same order: they agree on which conveyors' node lanes are in slots.
@@ -340,7 +340,7 @@ exchange::reservation exchange::reserve() noexcept {
   return taken;
 }
 
-exchange::reservation exchange::reserve_team(const mailbox_shape& s) noexcept {
+reservation exchange::reserve_team(const mailbox_shape& s) noexcept {
   reservation taken;
   const std::size_t bytes = mailbox_reservation(s, capacity_, credits_, false);
   if (credits_ == 0 || bytes > budget_left()) return taken;

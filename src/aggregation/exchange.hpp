@@ -5,9 +5,9 @@
 #pragma once
 
 #include "aggregation/memory_plan.hpp"
+#include "aggregation/routes.hpp"
 #include "mailroom/config.hpp"
 #include "mailroom/detail/buffer.hpp"
-#include "mailroom/detail/routes.hpp"
 #include "mailroom/statistics.hpp"
 
 #include <algorithm>
@@ -27,6 +27,17 @@ class node_memory;
 namespace mailroom::detail {
 
 class conveyor_core;
+
+/// What a conveyor reserved (exchange::reserve): whether its lanes to the PEs of this node fill
+/// shared slots (then with node_credits each, from the pool; else from the heap like the
+/// others), and the credits of its lanes from the heap (the buffers each may have
+/// unacknowledged).
+struct reservation {
+  bool in_slots = false;
+  std::uint32_t node_credits = 0;
+  std::uint32_t credits = 0;
+  std::size_t bytes = 0;  // of the budget
+};
 
 class exchange final {
  public:
@@ -51,7 +62,6 @@ class exchange final {
   [[nodiscard]] int me() const noexcept { return me_; }
   [[nodiscard]] int pes() const noexcept { return pes_; }
   /// What a conveyor reserved (detail/buffer.hpp).
-  using reservation = detail::reservation;
   /// Takes a new conveyor's worst case: slots from the pool if they are left (every PE of a node
   /// decides alike), and its share of the budget with MAILROOM_CREDITS, or fewer when the budget
   /// left cannot hold them (memory_plan.hpp). credits is 0, reserving nothing, when not

@@ -12,7 +12,7 @@
 // the node take heap buffers too, C_node credits each (docs/design.md, memory).
 #pragma once
 
-#include "mailroom/detail/routes.hpp"
+#include "aggregation/routes.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -85,7 +85,7 @@ template <class OnNode>
 /// The budget test of `auto` routing: whether the link pool with `credits` credits and
 /// k_auto_mailboxes mailboxes of shape `s` hold their lanes and links to other nodes (the shared
 /// pool takes the others) within `budget`. A routing that fails it is widened
-/// (detail/routes.hpp, next_routing): direct at 1,024 PEs on nodes of one PE reserves 512 MiB
+/// (aggregation/routes.hpp, next_routing): direct at 1,024 PEs on nodes of one PE reserves 512 MiB
 /// for the link pool and 96 MiB per mailbox.
 inline constexpr std::size_t k_auto_mailboxes = 4;
 [[nodiscard]] bool auto_fits(const mailbox_shape& s, std::size_t capacity, std::uint32_t credits,

@@ -4,7 +4,7 @@
 #include "mailroom/plan.hpp"
 
 #include "aggregation/memory_plan.hpp"
-#include "mailroom/detail/routes.hpp"
+#include "aggregation/routes.hpp"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Direct, node and mesh routing tables (detail/routes.hpp).
-#include "mailroom/detail/routes.hpp"
+// Direct, node and mesh routing tables (aggregation/routes.hpp).
+#include "aggregation/routes.hpp"
 
 #include "mailroom/error.hpp"
 

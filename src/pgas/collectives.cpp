@@ -3,7 +3,7 @@
 // pending operation of the scheduler, whose progress engine completes it (and its future).
 #include "mailroom/collectives.hpp"
 
-#include "mailroom/detail/scheduler.hpp"
+#include "runtime/engine.hpp"
 
 #include "common/pe_local.hpp"
 #include "common/trace.hpp"
@@ -27,7 +27,7 @@ future<void> launch(const team& t, const char* what, bool wait, Start start) {
                  "{} called from a handler: collectives are started by every member in the same "
                  "order from user code",
                  what);
-  scheduler::check_not_completing(what);
+  engine::check_not_completing(what);
   transport::group& g = *state_of(t).group;
   const double traced_from = MAILROOM_UNLIKELY(trace::g_on) ? trace::now() : -1.0;
   std::unique_ptr<transport::request> req = start(g);
@@ -36,7 +36,7 @@ future<void> launch(const team& t, const char* what, bool wait, Start start) {
                        static_cast<std::uint64_t>(g.size()), serial, traced_from};
   if (wait) {
     if (!req->wait_idle(what))
-      while (!req->test()) scheduler::progress_waiting(what);
+      while (!req->test()) engine::progress_waiting(what);
     if (MAILROOM_UNLIKELY(traced_from >= 0)) trace_operation(label);
     return make_ready_future();
   }

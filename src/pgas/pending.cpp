@@ -4,6 +4,7 @@
 
 #include "mailroom/detail/tasks.hpp"
 #include "mailroom/error.hpp"
+#include "runtime/engine.hpp"
 
 #include "common/trace.hpp"
 
@@ -53,7 +54,7 @@ future<void> track(std::unique_ptr<transport::request> req, const op_label& labe
   if (t_worker > 0) check_runtime_thread(label.what);
   auto op = std::allocate_shared<request_op>(pool_allocator<request_op>(), std::move(req), label);
   future<void> f = request_op::get_future(op);
-  scheduler::pending.push_back(std::move(op));
+  engine::pending.push_back(std::move(op));
   return f;
 }
 

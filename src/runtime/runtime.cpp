@@ -5,6 +5,7 @@
 #include "aggregation/exchange.hpp"
 #include "mailroom/detail/lambda_registry.hpp"
 #include "mailroom/simulate.hpp"
+#include "runtime/engine.hpp"
 #include "runtime/lifetime.hpp"
 #include "runtime/workers.hpp"
 #include "termination/protocols.hpp"
@@ -53,7 +54,7 @@ void progressing_barrier(bool closing = false) {
   // arrivals that show a mismatch.)
   if (closing || !g_barrier->wait_idle("barrier()"))
     while (!g_barrier->test()) {
-      detail::scheduler::progress_waiting("barrier()");
+      detail::engine::progress_waiting("barrier()");
       if (closing) detail::exchange::get().check_unclaimed();
     }
 }
@@ -66,7 +67,7 @@ bool mailroom_active() {
   return ex.live_conveyors() > 0 || !ex.drained() || ex.unacknowledged > 0;
 }
 void progress_in_collective(const char* what) {
-  if (detail::exchange::running()) detail::scheduler::progress_waiting(what);
+  if (detail::exchange::running()) detail::engine::progress_waiting(what);
 }
 
 // The configuration, once every PE has read it: a bad variable (every PE usually sees the same
@@ -130,11 +131,11 @@ void start(int* argc, char*** argv, communicator comm) {
                    workers);
   }
   detail::start_workers(workers);
-  detail::scheduler::staging_in_use = workers > 1;
+  detail::engine::staging_in_use = workers > 1;
   transport::barrier();
   detail::trace::start(transport::rank(), transport::size());
   transport::set_progress_hooks(
-      {&mailroom_active, &progress_in_collective, [] { return detail::scheduler::waiting_in; }});
+      {&mailroom_active, &progress_in_collective, [] { return detail::engine::waiting_in; }});
 }
 }  // namespace
 
@@ -143,14 +144,14 @@ runtime::runtime(communicator comm) { start(nullptr, nullptr, comm); }
 
 runtime::~runtime() {
   detail::stop_workers();
-  detail::scheduler::staging_in_use = false;
+  detail::engine::staging_in_use = false;
   // Operations started and never waited for (collectives, gathers): every PE started them, so
   // they complete; a gather's selector goes with its operation.
-  while (!detail::scheduler::pending.empty())
-    detail::scheduler::progress_waiting("the end of the runtime: operations in flight");
-  MAILROOM_CHECK(detail::scheduler::live.empty(),
+  while (!detail::engine::pending.empty())
+    detail::engine::progress_waiting("the end of the runtime: operations in flight");
+  MAILROOM_CHECK(detail::engine::live.empty(),
                  "mailroom::runtime destroyed while {} selector(s) still exist",
-                 detail::scheduler::live.size());
+                 detail::engine::live.size());
   progressing_barrier(true);
   // MAILROOM_TRACE: every PE writes its part, then rank 0 joins them (a barrier either way: the
   // variable might be set on some PEs only).
@@ -204,7 +205,7 @@ void yield(source_location loc) {
     detail::run_one_task();
     return;
   }
-  detail::scheduler::progress_waiting("yield()");
+  detail::engine::progress_waiting("yield()");
   detail::run_one_task();
 }
 
@@ -231,6 +232,7 @@ namespace mailroom {
 // its own buffers: all were handled, so all are on their way.
 void quiesce(source_location loc) {
   const detail::call_site here(loc);
+  using detail::engine;
   using detail::scheduler;
   scheduler::check_running("mailroom::quiesce");
   MAILROOM_CHECK(!scheduler::in_handler(),
@@ -239,16 +241,16 @@ void quiesce(source_location loc) {
   detail::exchange& ex = detail::exchange::get();
   detail::quiescence waves;
   for (;;) {
-    scheduler::progress_waiting("quiesce()");
+    engine::progress_waiting("quiesce()");
     bool ready = ex.drained();
-    for (const detail::selector_core* s : scheduler::live)
+    for (const detail::selector_core* s : engine::live)
       if (s->has_arrivals()) ready = false;
     if (ready)
-      for (detail::selector_core* s : scheduler::live)
+      for (detail::selector_core* s : engine::live)
         if (!s->flush_partial()) ready = false;
     if (waves.step(*g_quiesce, ready, ex.items_shipped, ex.items_handled)) break;
   }
-  while (ex.unacknowledged > 0) scheduler::progress_waiting("quiesce(): acknowledgements");
+  while (ex.unacknowledged > 0) engine::progress_waiting("quiesce(): acknowledgements");
 }
 
 }  // namespace mailroom

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The progress engine and the termination of each selector's components.
-#include "mailroom/detail/scheduler.hpp"
+#include "mailroom/team.hpp"
+#include "runtime/engine.hpp"
 
 #include "mailroom/detail/signature.hpp"
 #include "mailroom/error.hpp"
@@ -40,36 +41,36 @@ struct feed_ring {
   bool finished = false;
 };
 
-bool scheduler::staging_in_use = false;
-int scheduler::prioritized = 0;
-std::vector<selector_core*> scheduler::live;
+bool engine::staging_in_use = false;
+int engine::prioritized = 0;
+std::vector<selector_core*> engine::live;
 scheduler::owner_table scheduler::owners;
-std::uint32_t scheduler::next_selector_id = 0;
-std::vector<std::vector<selector_core*>> scheduler::finish_scopes;
-std::vector<std::shared_ptr<pending_op>> scheduler::pending;
-bool scheduler::completing = false;
+std::uint32_t engine::next_selector_id = 0;
+std::vector<std::vector<selector_core*>> engine::finish_scopes;
+std::vector<std::shared_ptr<pending_op>> engine::pending;
+bool engine::completing = false;
 
-void scheduler::check_running(std::string_view call, source_location where) {
+void send_context::check_running(std::string_view call, source_location where) {
   const call_site here(where);
   check_running(call);
 }
 
-void scheduler::check_running(std::string_view call) {
+void send_context::check_running(std::string_view call) {
   MAILROOM_CHECK(exchange::running(),
                  "{} called before mailroom::runtime exists (construct `mailroom::runtime "
                  "rt(argc, argv);` first)",
                  call);
 }
 
-double scheduler::last_activity = -1;  // when idling began; -1: not idle
-std::uint64_t scheduler::idle_polls = 0;
-const char* scheduler::waiting_in = nullptr;
+double engine::last_activity = -1;  // when idling began; -1: not idle
+std::uint64_t engine::idle_polls = 0;
+const char* engine::waiting_in = nullptr;
 MAILROOM_PE_LOCAL(scheduler::sending_from);
 MAILROOM_PE_LOCAL(scheduler::current_source);
-MAILROOM_PE_LOCAL(scheduler::live);
-MAILROOM_PE_LOCAL(scheduler::prioritized);
+MAILROOM_PE_LOCAL(engine::live);
+MAILROOM_PE_LOCAL(engine::prioritized);
 MAILROOM_PE_LOCAL(scheduler::owners);
-MAILROOM_PE_LOCAL(scheduler::next_selector_id);
+MAILROOM_PE_LOCAL(engine::next_selector_id);
 
 void scheduler::owner_table::insert(std::uint32_t id, void* holder) {
   if (slots.empty()) {
@@ -128,14 +129,14 @@ void scheduler::owner_table::erase(std::uint32_t id) noexcept {
   slots[k] = nullptr;
   --used;
 }
-MAILROOM_PE_LOCAL(scheduler::finish_scopes);
-MAILROOM_PE_LOCAL(scheduler::pending);
-MAILROOM_PE_LOCAL(scheduler::completing);
-MAILROOM_PE_LOCAL(scheduler::last_activity);
-MAILROOM_PE_LOCAL(scheduler::idle_polls);
-MAILROOM_PE_LOCAL(scheduler::waiting_in);
+MAILROOM_PE_LOCAL(engine::finish_scopes);
+MAILROOM_PE_LOCAL(engine::pending);
+MAILROOM_PE_LOCAL(engine::completing);
+MAILROOM_PE_LOCAL(engine::last_activity);
+MAILROOM_PE_LOCAL(engine::idle_polls);
+MAILROOM_PE_LOCAL(engine::waiting_in);
 
-bool scheduler::progress() {
+bool engine::progress() {
   bool any = exchange::get().progress();
   if (in_handler()) {
     if (any) transport::note_poll(true);
@@ -181,7 +182,7 @@ bool scheduler::progress() {
   return false;
 }
 
-bool scheduler::poll_pending() {
+bool engine::poll_pending() {
   // Which have completed: the transport's requests together (one MPI call for all), the others
   // one by one. Then complete those, in order; their continuations may start more operations
   // (appended to the list, tested at the next poll).
@@ -230,7 +231,7 @@ bool scheduler::poll_pending() {
   return true;
 }
 
-void scheduler::check_not_completing(const char* what) {
+void engine::check_not_completing(const char* what) {
   MAILROOM_CHECK(t_worker <= 0 && t_in_task == 0,
                  "{} called from a task (on worker {}): collective calls come from the PE's "
                  "main flow on worker 0, in the same order on every PE, never from tasks",
@@ -256,11 +257,10 @@ void wait_until(bool (*ready)(const void*), const void* state, const char* what)
   }
   // Worker 0 runs tasks too: the value may come from one.
   while (!ready(state))
-    if (!scheduler::progress_waiting(what) && !ready(state) && run_one_task())
-      scheduler::note_activity();
+    if (!engine::progress_waiting(what) && !ready(state) && run_one_task()) engine::note_activity();
 }
 
-bool scheduler::progress_waiting(const char* what) {
+bool engine::progress_waiting(const char* what) {
   if (MAILROOM_UNLIKELY(t_worker > 0)) check_runtime_thread(what);
   const char* outer = waiting_in;
   waiting_in = what;
@@ -275,16 +275,32 @@ bool scheduler::progress_waiting(const char* what) {
 }
 
 bool scheduler::progress_blocked() {
-  const bool any = progress();
-  const std::uint64_t polls = current_config().idle_flush * k_blocked_flush;
-  if (!any && polls > 0 && idle_polls >= polls) {
-    idle_polls = 0;
-    flush_idle();
+  const bool any = engine::progress();
+  const std::uint64_t polls = current_config().idle_flush * engine::k_blocked_flush;
+  if (!any && polls > 0 && engine::idle_polls >= polls) {
+    engine::idle_polls = 0;
+    engine::flush_idle();
   }
   return any;
 }
 
-void scheduler::flush_idle() {
+void add_pending(std::shared_ptr<pending_op> op) { engine::pending.push_back(std::move(op)); }
+
+void begin_finish_scope() {
+  if (t_worker <= 0) engine::finish_scopes.emplace_back();
+}
+
+void end_finish_scope(bool wait) {
+  if (t_worker > 0) return;
+  if (wait) {
+    // wait() may not remove scope entries (only destructors do), so iterate over a copy.
+    const auto started = engine::finish_scopes.back();
+    for (selector_core* s : started) s->wait();
+  }
+  engine::finish_scopes.pop_back();
+}
+
+void engine::flush_idle() {
   // Without a credit a buffer stays open and keeps filling: forced into the backlog it would
   // wait for the credit all the same, and a cycle of short messages would then close nearly
   // empty buffers at every idle moment (docs/design.md, termination of cycles).
@@ -303,7 +319,7 @@ MAILROOM_PE_LOCAL(g_warned_for);
 // nothing in), long before the watchdog's limit; then the wait goes on.
 void warn_stalled(double stalled, const char* waiting_in) {
   std::vector<int> peers;
-  for (const selector_core* s : scheduler::live)
+  for (const selector_core* s : engine::live)
     for (int m = 0; m < s->mailboxes(); ++m) {
       std::vector<int> to;
       (void)s->box(static_cast<std::size_t>(m)).conveyor.unacknowledged(&to, 8);
@@ -327,7 +343,7 @@ void warn_stalled(double stalled, const char* waiting_in) {
 }
 }  // namespace
 
-void scheduler::watch_idle() {
+void engine::watch_idle() {
   const double now = transport::wtime();
   if (last_activity < 0) {
     last_activity = now;
@@ -361,6 +377,31 @@ void scheduler::watch_idle() {
 credit_wait::credit_wait(conveyor_core& c) noexcept : c_(c), t0_(transport::wtime()) {}
 credit_wait::~credit_wait() { c_.add_credit_wait(transport::wtime() - t0_); }
 
+/// What the hot paths never touch of a selector: its dependency graph's plan and the state of
+/// each component's termination, its feeders and ring, its names.
+struct selector_core::cold {
+  struct component_state {
+    bool finished = false;
+    std::unique_ptr<cycle_waves> waves;     // cyclic components only
+    std::vector<conveyor_core*> conveyors;  // of its mailboxes (cyclic components only)
+  };
+  termination::plan plan_;
+  std::vector<component_state> components_;
+  std::vector<bool> user_done_;
+  std::vector<std::uint64_t> feeders_;  // ids of the selectors that send to this one
+  std::shared_ptr<feed_ring> ring_;     // selectors it feeds and is fed by (null: none)
+  std::size_t finished_count_ = 0;
+  bool over_team_ = false;
+  std::string kind_;          ///< "selector" or "actor", and its name if it has one
+  source_location site_{};    ///< where the program constructed it
+  std::string waiting_name_;  // "wait() of selector #k", for the watchdog
+  std::unique_ptr<promise<void>> finished_promise_;  // made by finished_future()
+};
+
+bool selector_core::finished() const noexcept {
+  return s_->finished_count_ == s_->components_.size();
+}
+
 mailbox_base::mailbox_base(bool delta_records, std::uint32_t signature, std::size_t item_bytes,
                            const team_lanes* team)
     : conveyor(delta_records, signature, item_bytes, team), accepts(scheduler::k_from_handler) {
@@ -372,73 +413,76 @@ mailbox_base::mailbox_base(bool delta_records, std::uint32_t signature, std::siz
 selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g, const char* kind,
                              source_location site, const team* t)
     : boxes_(std::move(boxes)),
-      plan_([&] {
-        const call_site here(site);  // (a graph that does not fit stops the job here)
-        return termination::analyse(g, static_cast<int>(boxes_.size()));
-      }()),
-      components_(plan_.components.size()),
-      user_done_(boxes_.size(), false),
-      over_team_(t != nullptr),
-      id_(over_team_ ? boxes_.front()->conveyor.id() : scheduler::next_selector_id),
-      pes_(over_team_ ? t->size() : transport::size()),
-      kind_(kind),
-      site_(site),
-      waiting_name_(over_team_
-                        ? fmt::format("wait() of {} {:#x} over a team of {}", kind, id_, pes_)
-                        : fmt::format("wait() of {} #{}", kind, id_)) {
-  const call_site here(site_);
+      s_(std::make_unique<cold>()),
+      id_(t != nullptr ? boxes_.front()->conveyor.id() : engine::next_selector_id),
+      pes_(t != nullptr ? t->size() : transport::size()) {
+  {
+    const call_site here(site);  // (a graph that does not fit stops the job here)
+    s_->plan_ = termination::analyse(g, static_cast<int>(boxes_.size()));
+  }
+  s_->components_.resize(s_->plan_.components.size());
+  s_->user_done_.assign(boxes_.size(), false);
+  s_->over_team_ = t != nullptr;
+  s_->kind_ = kind;
+  s_->site_ = site;
+  s_->waiting_name_ = s_->over_team_
+                          ? fmt::format("wait() of {} {:#x} over a team of {}", kind, id_, pes_)
+                          : fmt::format("wait() of {} #{}", kind, id_);
+  const call_site here(s_->site_);
   MAILROOM_CHECK(!scheduler::in_handler(),
                  "a {} was constructed inside a handler: construction is collective, so every "
                  "PE must construct its selectors in the same order from user code",
                  kind);
-  scheduler::check_not_completing("a selector's constructor");
+  engine::check_not_completing("a selector's constructor");
   // A cycle's quiescence waves run among the members (over a team: its group's).
   // (Their contexts pair by creation order: each wave checks that the members' are this one.)
-  for (std::size_t c = 0; c < components_.size(); ++c)
-    if (plan_.components[c].cyclic) {
+  for (std::size_t c = 0; c < s_->components_.size(); ++c)
+    if (s_->plan_.components[c].cyclic) {
       const std::uint32_t of = boxes_.front()->conveyor.signature();
-      components_[c].waves = std::make_unique<cycle_waves>(
-          over_team_ ? &group_of(*t) : nullptr,
-          wave_signature(of ^ static_cast<std::uint32_t>(c),
-                         fmt::format("the cycle through mailbox {} of {}",
-                                     plan_.components[c].members.front(), describe_signature(of))),
+      s_->components_[c].waves = std::make_unique<cycle_waves>(
+          s_->over_team_ ? &group_of(*t) : nullptr,
+          wave_signature(
+              of ^ static_cast<std::uint32_t>(c),
+              fmt::format("the cycle through mailbox {} of {}",
+                          s_->plan_.components[c].members.front(), describe_signature(of))),
           boxes_.front()->self_from == 0);
-      for (int m : plan_.components[c].members)
-        components_[c].conveyors.push_back(&boxes_[static_cast<std::size_t>(m)]->conveyor);
+      for (int m : s_->plan_.components[c].members)
+        s_->components_[c].conveyors.push_back(&boxes_[static_cast<std::size_t>(m)]->conveyor);
     }
   for (std::size_t m = 0; m < boxes_.size(); ++m)
-    if (plan_.entry[m]) boxes_[m]->accepts.fetch_or(scheduler::k_from_user);
-  if (!over_team_) scheduler::next_selector_id = (id_ + 1) % exchange::k_team_conveyor;
+    if (s_->plan_.entry[m]) boxes_[m]->accepts.fetch_or(scheduler::k_from_user);
+  if (!s_->over_team_) engine::next_selector_id = (id_ + 1) % exchange::k_team_conveyor;
   scheduler::owners.insert(id_, this);  // (held until set_owner)
-  scheduler::live.push_back(this);
-  if (!scheduler::finish_scopes.empty()) scheduler::finish_scopes.back().push_back(this);
+  engine::live.push_back(this);
+  if (!engine::finish_scopes.empty()) engine::finish_scopes.back().push_back(this);
 }
 
 selector_core::~selector_core() {
   if (!finished()) {
     // Leaving scope ends this PE's stream to every entry and waits for termination.
     for (std::size_t m = 0; m < boxes_.size(); ++m)
-      if (plan_.entry[m] && !user_done_[m]) done(static_cast<int>(m));
+      if (s_->plan_.entry[m] && !s_->user_done_[m]) done(static_cast<int>(m));
     wait();
   }
-  if (ring_) std::erase(ring_->members, this);  // (terminated with the others)
+  if (s_->ring_) std::erase(s_->ring_->members, this);  // (terminated with the others)
   scheduler::owners.erase(id_);
-  for (const mailbox_base* b : boxes_) scheduler::prioritized -= b->priority != 0;
-  std::erase(scheduler::live, this);
-  for (auto& scope : scheduler::finish_scopes) std::erase(scope, this);
+  for (const mailbox_base* b : boxes_) engine::prioritized -= b->priority != 0;
+  std::erase(engine::live, this);
+  for (auto& scope : engine::finish_scopes) std::erase(scope, this);
 }
 
 void selector_core::set_name(std::string_view name) {
-  // (From user code only: a wait in progress holds its name, waiting_name_, by pointer.)
+  // (From user code only: a wait in progress holds its name, s_->waiting_name_, by pointer.)
   check_runtime_thread("name()");
   MAILROOM_CHECK(!scheduler::in_handler(),
                  "name() called from inside a handler: name a {} from "
                  "user code, outside its waits",
-                 kind_);
-  const std::string base = kind_.substr(0, kind_.find(' '));
-  kind_ = name.empty() ? base : fmt::format("{} '{}'", base, name);
-  waiting_name_ = over_team_ ? fmt::format("wait() of {} {:#x} over a team of {}", kind_, id_, pes_)
-                             : fmt::format("wait() of {} #{}", kind_, id_);
+                 s_->kind_);
+  const std::string base = s_->kind_.substr(0, s_->kind_.find(' '));
+  s_->kind_ = name.empty() ? base : fmt::format("{} '{}'", base, name);
+  s_->waiting_name_ =
+      s_->over_team_ ? fmt::format("wait() of {} {:#x} over a team of {}", s_->kind_, id_, pes_)
+                     : fmt::format("wait() of {} #{}", s_->kind_, id_);
 }
 
 std::string selector_core::box_label(std::size_t m) const {
@@ -450,14 +494,14 @@ void selector_core::done(int m, source_location where) {
   const call_site here(where);
   check_runtime_thread("done()");
   MAILROOM_CHECK(m >= 0 && m < mailboxes(), "done({}): mailbox id out of range [0, {}) of this {}",
-                 m, mailboxes(), kind_);
+                 m, mailboxes(), s_->kind_);
   const auto mi = static_cast<std::size_t>(m);
-  MAILROOM_CHECK(plan_.entry[mi],
+  MAILROOM_CHECK(s_->plan_.entry[mi],
                  "done({}): {} is fed only by handlers, and the runtime closes it; call "
                  "done() on the entry mailboxes (or declare it an entry in the graph)",
                  m, box_label(mi));
-  MAILROOM_CHECK(!user_done_[mi], "done({}) called twice on this {}", m, kind_);
-  user_done_[mi] = true;
+  MAILROOM_CHECK(!s_->user_done_[mi], "done({}) called twice on this {}", m, s_->kind_);
+  s_->user_done_[mi] = true;
   boxes_[mi]->accepts.fetch_and(static_cast<std::uint8_t>(~scheduler::k_from_user));
 }
 
@@ -471,30 +515,30 @@ std::string selector_core::describe() const {
       s += fmt::format("{}{}", i == 0 ? "" : " ", v[i]);
     return v.size() > k_listed ? s + " ..." : s;
   };
-  if (ring_ && !finished()) {
+  if (s_->ring_ && !finished()) {
     std::string ids, open;
-    for (const selector_core* r : ring_->members) {
+    for (const selector_core* r : s_->ring_->members) {
       ids += fmt::format(" #{}", r->id_);
       if (!r->entries_done()) open += fmt::format(" #{}", r->id_);
     }
     out += fmt::format(
         "  {} #{}: feeds and is fed by{} (receives_from around a cycle): they "
         "terminate together{}\n",
-        kind_, id_, ids,
+        s_->kind_, id_, ids,
         open.empty() ? "" : fmt::format("; done() NOT called on all entries of{}", open));
   }
   if (const selector_core* up = feeder_running(); up != nullptr && !finished())
-    out += fmt::format("  {} #{}: closes after {} #{} has terminated here (receives_from)\n", kind_,
-                       id_, up->kind_, up->id_);
-  if (!finished() && site_.line() > 0)
-    out += fmt::format("  {} #{}, constructed at {}:{}:\n", kind_, id_, site_.file_name(),
-                       site_.line());
+    out += fmt::format("  {} #{}: closes after {} #{} has terminated here (receives_from)\n",
+                       s_->kind_, id_, up->s_->kind_, up->id_);
+  if (!finished() && s_->site_.line() > 0)
+    out += fmt::format("  {} #{}, constructed at {}:{}:\n", s_->kind_, id_, s_->site_.file_name(),
+                       s_->site_.line());
   for (std::size_t m = 0; m < boxes_.size(); ++m) {
     const auto& conv = boxes_[m]->conveyor;
     const bool fin = mailbox_finished(static_cast<int>(m));
     if (fin) continue;
     std::string state;
-    switch (conv.state()) {
+    switch (conv.stream_state()) {
       case conveyor_core::stream::open:
         break;
       case conveyor_core::stream::flushing: {
@@ -550,14 +594,14 @@ std::string selector_core::describe() const {
     out += fmt::format(
         "  {} #{} {} ({}): {}{}, {}, sent {} items, handled {}, {} buffers waiting "
         "here{}{}{}{}\n",
-        kind_, id_, box_label(m), describe_signature(conv.signature()),
+        s_->kind_, id_, box_label(m), describe_signature(conv.signature()),
         boxes_[m]->disabled.load(std::memory_order_relaxed)
             ? "DISABLED on this PE (its arrivals wait, and it cannot terminate, until "
               "enable()), "
             : "",
-        plan_.entry[m] ? "entry" : "fed by handlers",
-        plan_.entry[m] ? (user_done_[m] ? "done() called" : "done() NOT called")
-                       : "closed by runtime",
+        s_->plan_.entry[m] ? "entry" : "fed by handlers",
+        s_->plan_.entry[m] ? (s_->user_done_[m] ? "done() called" : "done() NOT called")
+                           : "closed by runtime",
         conv.sent_items(), conv.processed_items(), conv.arrivals(),
         items > 0
             ? fmt::format(", {} items in partly filled buffers (to PEs {})", items, pes(filling))
@@ -605,14 +649,15 @@ void selector_core::print_stats() const {
         "mailroom: rank {}: stats: {} #{} {}: sent {} messages ({} bytes) in {} buffers "
         "(mean fill {:.1f}%) over {} links, busiest to PE {} ({} messages); handled {}; senders "
         "waited {:.6f} s for credits\n",
-        transport::rank(), kind_, id_, box_label(m), conv.sent_items(), bytes, buffers, fill, links,
-        busiest_pe, busiest, conv.processed_items(), conv.credit_wait_seconds());
+        transport::rank(), s_->kind_, id_, box_label(m), conv.sent_items(), bytes, buffers, fill,
+        links, busiest_pe, busiest, conv.processed_items(), conv.credit_wait_seconds());
   }
   std::fputs(out.c_str(), stderr);
 }
 
 bool selector_core::mailbox_finished(int m) const noexcept {
-  return components_[static_cast<std::size_t>(plan_.component_of[static_cast<std::size_t>(m)])]
+  return s_
+      ->components_[static_cast<std::size_t>(s_->plan_.component_of[static_cast<std::size_t>(m)])]
       .finished;
 }
 
@@ -678,7 +723,7 @@ bool selector_core::drain_staged() {
       MAILROOM_CHECK(!box->conveyor.closed(),
                      "a task sent to {} #{} mailbox {} after it was done() or closed on this PE "
                      "(call done() after the finish that waits for the tasks that send to it)",
-                     kind_, id_, m);
+                     s_->kind_, id_, m);
       const std::uint32_t before = *at;
       const bool all = box->drain(*b, *at);
       any = any || *at != before;
@@ -692,18 +737,18 @@ bool selector_core::drain_staged() {
 void selector_core::refuse_send(int m, int dest) const {
   const auto mi = static_cast<std::size_t>(m);
   MAILROOM_CHECK(dest >= 0 && dest < pes_, "send to {}: {} {} is out of range [0, {})",
-                 box_label(mi), over_team_ ? "team rank" : "PE", dest, pes_);
+                 box_label(mi), s_->over_team_ ? "team rank" : "PE", dest, pes_);
   if ((boxes_[mi]->accepts.load() & scheduler::k_from_handler) == 0)
     MAILROOM_FAIL(
         "send to {} after it was closed on this PE: a handler sends to it "
         "but the dependency graph has no edge saying so (a handler of the same {}: an "
         "edge in its graph; of another selector: declare it with receives_from)",
-        box_label(mi), kind_);
-  if (user_done_[mi]) MAILROOM_FAIL("send to {} after done({}) on this PE", box_label(mi), m);
+        box_label(mi), s_->kind_);
+  if (s_->user_done_[mi]) MAILROOM_FAIL("send to {} after done({}) on this PE", box_label(mi), m);
   MAILROOM_FAIL(
       "send to {} from outside the {}'s handlers, but it is not an entry "
       "mailbox (declare it in graph::entries, or send from a handler)",
-      box_label(mi), kind_);
+      box_label(mi), s_->kind_);
 }
 
 // Memory stays bounded because a mailbox whose handlers feed a mailbox that has run out of
@@ -718,14 +763,15 @@ bool selector_core::paused(std::size_t m) const noexcept {
   // A concurrent mailbox takes in at most two buffers per worker ahead of their handlers.
   if (box.concurrent_handlers && box.in_hands.load(std::memory_order_relaxed) >= 2 * workers())
     return true;
-  if (plan_.components[static_cast<std::size_t>(plan_.component_of[m])].cyclic) return false;
-  for (int s : plan_.successors[m])
+  if (s_->plan_.components[static_cast<std::size_t>(s_->plan_.component_of[m])].cyclic)
+    return false;
+  for (int s : s_->plan_.successors[m])
     if (boxes_[static_cast<std::size_t>(s)]->conveyor.backlogged()) return true;
   return false;
 }
 
 bool selector_core::staged_waiting(std::size_t c) const noexcept {
-  for (int m : plan_.components[c].members)
+  for (int m : s_->plan_.components[c].members)
     if (boxes_[static_cast<std::size_t>(m)]->staged.waiting()) return true;
   return false;
 }
@@ -733,7 +779,7 @@ bool selector_core::staged_waiting(std::size_t c) const noexcept {
 namespace {
 // The live selector with this id (null: destroyed here).
 const selector_core* live_selector(std::uint64_t id) noexcept {
-  for (const selector_core* s : scheduler::live)
+  for (const selector_core* s : engine::live)
     if (s->id() == id) return s;
   return nullptr;
 }
@@ -741,9 +787,9 @@ const selector_core* live_selector(std::uint64_t id) noexcept {
 
 const selector_core* selector_core::feeder_running() const noexcept {
   // (A feeder destroyed here has terminated here: its destructor waits for that.)
-  for (const std::uint64_t id : feeders_)
+  for (const std::uint64_t id : s_->feeders_)
     if (const selector_core* s = live_selector(id);
-        s != nullptr && !s->finished() && (ring_ == nullptr || s->ring_ != ring_))
+        s != nullptr && !s->finished() && (s_->ring_ == nullptr || s->s_->ring_ != s_->ring_))
       return s;
   return nullptr;
 }
@@ -752,23 +798,24 @@ void selector_core::receives_from(std::uint64_t upstream, source_location where)
   const call_site here(where);
   check_runtime_thread("receives_from()");
   const selector_core* up = live_selector(upstream);
-  MAILROOM_CHECK(up != nullptr, "{} #{}: receives_from a selector that no longer lives", kind_,
+  MAILROOM_CHECK(up != nullptr, "{} #{}: receives_from a selector that no longer lives", s_->kind_,
                  id_);
   MAILROOM_CHECK(up != this,
                  "{} #{}: receives_from itself; a selector's handlers sending to its own "
                  "mailboxes need edges in its graph instead",
-                 kind_, id_);
-  MAILROOM_CHECK(finished_count_ == 0 &&
-                     std::none_of(user_done_.begin(), user_done_.end(), [](bool d) { return d; }),
-                 "{} #{}: receives_from called after done() (or after it terminated); declare "
-                 "it first, on every PE",
-                 kind_, id_);
+                 s_->kind_, id_);
+  MAILROOM_CHECK(
+      s_->finished_count_ == 0 &&
+          std::none_of(s_->user_done_.begin(), s_->user_done_.end(), [](bool d) { return d; }),
+      "{} #{}: receives_from called after done() (or after it terminated); declare "
+      "it first, on every PE",
+      s_->kind_, id_);
   // Does the edge close a cycle (this feeds upstream, through the selectors it feeds)? The
   // selectors on it are those that feed upstream (transitively) and are fed by this one.
   const auto feeding = [](const selector_core* to) {  // to and all that feed it, transitively
     std::vector<const selector_core*> all{to};
     for (std::size_t i = 0; i < all.size(); ++i)
-      for (const std::uint64_t id : all[i]->feeders_)
+      for (const std::uint64_t id : all[i]->s_->feeders_)
         if (const selector_core* s = live_selector(id);
             s != nullptr && std::find(all.begin(), all.end(), s) == all.end())
           all.push_back(s);
@@ -776,7 +823,7 @@ void selector_core::receives_from(std::uint64_t upstream, source_location where)
   };
   const std::vector<const selector_core*> into_up = feeding(up);
   if (std::find(into_up.begin(), into_up.end(), this) != into_up.end() &&
-      (ring_ == nullptr || up->ring_ != ring_)) {
+      (s_->ring_ == nullptr || up->s_->ring_ != s_->ring_)) {
     std::vector<selector_core*> path;
     for (const selector_core* s : into_up) {
       const std::vector<const selector_core*> into_s = feeding(s);
@@ -785,8 +832,8 @@ void selector_core::receives_from(std::uint64_t upstream, source_location where)
     }
     form_ring(path);
   }
-  if (std::find(feeders_.begin(), feeders_.end(), upstream) == feeders_.end())
-    feeders_.push_back(upstream);
+  if (std::find(s_->feeders_.begin(), s_->feeders_.end(), upstream) == s_->feeders_.end())
+    s_->feeders_.push_back(upstream);
 }
 
 void selector_core::form_ring(const std::vector<selector_core*>& path) {
@@ -798,27 +845,28 @@ void selector_core::form_ring(const std::vector<selector_core*>& path) {
   add(this);
   for (selector_core* s : path) {
     add(s);
-    if (s->ring_)
-      for (selector_core* t : s->ring_->members) add(t);
+    if (s->s_->ring_)
+      for (selector_core* t : s->s_->ring_->members) add(t);
   }
-  if (ring_)
-    for (selector_core* t : ring_->members) add(t);
+  if (s_->ring_)
+    for (selector_core* t : s_->ring_->members) add(t);
   for (const selector_core* s : members) {
-    MAILROOM_CHECK(!s->over_team_,
+    MAILROOM_CHECK(!s->s_->over_team_,
                    "{} #{} and {} #{} feed each other (receives_from around a cycle), and one is "
                    "over a team: such cycles are supported between selectors of the job only; put "
                    "the mailboxes of the cycle in one selector",
-                   kind_, id_, s->kind_, s->id_);
+                   s_->kind_, id_, s->s_->kind_, s->id_);
     MAILROOM_CHECK(
-        s->finished_count_ == 0 &&
-            std::none_of(s->user_done_.begin(), s->user_done_.end(), [](bool d) { return d; }),
+        s->s_->finished_count_ == 0 &&
+            std::none_of(s->s_->user_done_.begin(), s->s_->user_done_.end(),
+                         [](bool d) { return d; }),
         "{} #{} receives_from closes a cycle through {} #{}, on which done() was already "
         "called (or which terminated): declare the edges of a cycle before any done()",
-        kind_, id_, s->kind_, s->id_);
+        s_->kind_, id_, s->s_->kind_, s->id_);
   }
   // The waves run on a communicator of their own: collective, like constructing a selector, so
   // every PE declares the edges that close cycles in the same order among its constructions.
-  scheduler::check_not_completing("receives_from() closing a cycle of selectors");
+  engine::check_not_completing("receives_from() closing a cycle of selectors");
   std::sort(members.begin(), members.end(),
             [](const selector_core* a, const selector_core* b) { return a->id_ < b->id_; });
   // (Its waves check that every PE's are of the same ring: the same selectors, by id.)
@@ -828,34 +876,34 @@ void selector_core::form_ring(const std::vector<selector_core*>& path) {
     key = key * 0x9e3779b1u + s->id_ + 1;
     ids += fmt::format("{}#{}", ids.empty() ? "" : ", ", s->id_);
   }
-  const source_location& at = call_site::current() != nullptr ? *call_site::current() : site_;
+  const source_location& at = call_site::current() != nullptr ? *call_site::current() : s_->site_;
   auto ring = std::make_shared<feed_ring>(
       members,
       wave_signature(key, fmt::format("the cycle of selectors {} closed by receives_from at {}:{}",
                                       ids, at.file_name(), at.line())));
   for (selector_core* s : members) {
-    s->ring_ = ring;
+    s->s_->ring_ = ring;
     for (mailbox_base* b : s->boxes_) ring->conveyors.push_back(&b->conveyor);
   }
 }
 
 bool selector_core::closed(std::size_t c) const noexcept {
-  if (!feeders_.empty() && feeder_running() != nullptr) return false;
-  const auto& comp = plan_.components[c];
+  if (!s_->feeders_.empty() && feeder_running() != nullptr) return false;
+  const auto& comp = s_->plan_.components[c];
   for (int m : comp.members) {
     const auto mi = static_cast<std::size_t>(m);
-    if (plan_.entry[mi] && !user_done_[mi]) return false;
+    if (s_->plan_.entry[mi] && !s_->user_done_[mi]) return false;
     // A disabled mailbox does not close here: what still arrives would wait for enable().
     if (boxes_[mi]->disabled.load(std::memory_order_relaxed)) return false;
   }
   for (int p : comp.predecessors)
-    if (!components_[static_cast<std::size_t>(p)].finished) return false;
+    if (!s_->components_[static_cast<std::size_t>(p)].finished) return false;
   return true;
 }
 
 bool selector_core::step_component(std::size_t c) {
-  auto& st = components_[c];
-  const auto& comp = plan_.components[c];
+  auto& st = s_->components_[c];
+  const auto& comp = s_->plan_.components[c];
   if (!comp.cyclic) {
     mailbox_base& box = *boxes_[static_cast<std::size_t>(comp.members.front())];
     if (!box.conveyor.closed()) box.accepts = 0;
@@ -882,19 +930,19 @@ void selector_core::handle(std::size_t m, std::size_t budget) {
     MAILROOM_FAIL(
         "a handler of {} #{} {} ({}) threw an exception, handling a message "
         "from PE {}: {}. Handlers must not throw: a message would be lost",
-        kind_, id_, box_label(m), describe_signature(box->conveyor.signature()),
+        s_->kind_, id_, box_label(m), describe_signature(box->conveyor.signature()),
         box->conveyor.front().source, e.what());
   } catch (...) {
     MAILROOM_FAIL(
         "a handler of {} #{} {} ({}) threw an exception (not a "
         "std::exception), handling a message from PE {}. Handlers must not throw: a "
         "message would be lost",
-        kind_, id_, box_label(m), describe_signature(box->conveyor.signature()),
+        s_->kind_, id_, box_label(m), describe_signature(box->conveyor.signature()),
         box->conveyor.front().source);
   }
   if (MAILROOM_UNLIKELY(traced)) {
     const std::uint32_t k = trace::kind_for((std::uint64_t{id_} << 20) | m, [&] {
-      return trace::kind(fmt::format("handle: {} #{} {}", kind_, id_, box_label(m)), "handlers",
+      return trace::kind(fmt::format("handle: {} #{} {}", s_->kind_, id_, box_label(m)), "handlers",
                          {"messages", "selector", "mailbox", nullptr});
     });
     trace::record(k, t0, trace::now() - t0,
@@ -907,7 +955,7 @@ bool selector_core::handle_arrivals(std::size_t m, std::size_t budget) {
   if (budget == 0 || paused(m)) return false;
   // With pool workers, one of them may be running this mailbox's handlers (on its blocks to
   // this PE): then the arrivals wait for the next poll.
-  const bool serial = scheduler::staging_in_use && !box.concurrent_handlers;
+  const bool serial = engine::staging_in_use && !box.concurrent_handlers;
   if (serial && box.handling.exchange(true, std::memory_order_acquire)) return false;
   handle(m, serial ? std::min<std::size_t>(budget, 2) : budget);
   if (serial) box.handling.store(false, std::memory_order_release);
@@ -918,20 +966,20 @@ void selector_core::set_priority(int m, int priority) {
   MAILROOM_CHECK(m >= 0 && m < mailboxes(),
                  "priority({}): mailbox id out of range [0, {}) of "
                  "this {}",
-                 m, mailboxes(), kind_);
+                 m, mailboxes(), s_->kind_);
   int& p = boxes_[static_cast<std::size_t>(m)]->priority;
-  scheduler::prioritized += (priority != 0) - (p != 0);
+  engine::prioritized += (priority != 0) - (p != 0);
   p = priority;
 }
 
 void selector_core::set_enabled(int m, bool enabled) {
   check_runtime_thread(enabled ? "enable()" : "disable()");
   MAILROOM_CHECK(m >= 0 && m < mailboxes(), "{}({}): mailbox id out of range [0, {}) of this {}",
-                 enabled ? "enable" : "disable", m, mailboxes(), kind_);
+                 enabled ? "enable" : "disable", m, mailboxes(), s_->kind_);
   MAILROOM_CHECK(enabled || !mailbox_finished(m),
                  "disable({}) on {} #{} after that mailbox terminated on this PE: it has nothing "
                  "left to hold back",
-                 m, kind_, id_);
+                 m, s_->kind_, id_);
   boxes_[static_cast<std::size_t>(m)]->disabled.store(!enabled, std::memory_order_relaxed);
 }
 
@@ -939,7 +987,7 @@ bool selector_core::enabled(int m) const {
   MAILROOM_CHECK(m >= 0 && m < mailboxes(),
                  "enabled({}): mailbox id out of range [0, {}) of "
                  "this {}",
-                 m, mailboxes(), kind_);
+                 m, mailboxes(), s_->kind_);
   return !boxes_[static_cast<std::size_t>(m)]->disabled.load(std::memory_order_relaxed);
 }
 
@@ -952,17 +1000,17 @@ bool selector_core::step(bool arrivals) {
     if (arrivals) any = handle_arrivals(m, box.conveyor.arrivals()) || any;
     // The pool workers' blocks to this PE: left to them while one of them looks for work (it
     // handles its own, in its cache), but not for long (another's may be waiting).
-    if (scheduler::staging_in_use && box.staged.local_waiting() && !paused(m)) {
+    if (engine::staging_in_use && box.staged.local_waiting() && !paused(m)) {
       if (pool_looking() && ++box.local_skips < k_local_skips) continue;
       box.local_skips = 0;
       any = box.handle_locals() || any;
     }
   }
-  if (ring_) return step_ring() || any;
+  if (s_->ring_) return step_ring() || any;
   // Nothing terminates while a worker's sends wait here or a handler's task may still send. (In
   // that order: a worker that takes a block away counts in handler_work first.)
-  for (std::size_t c = 0; c < components_.size(); ++c) {
-    if (components_[c].finished || !closed(c)) continue;
+  for (std::size_t c = 0; c < s_->components_.size(); ++c) {
+    if (s_->components_[c].finished || !closed(c)) continue;
     if (staged_waiting(c) || handler_work() > 0) continue;
     if (step_component(c)) {
       finish_component(c);
@@ -973,24 +1021,24 @@ bool selector_core::step(bool arrivals) {
 }
 
 void selector_core::finish_component(std::size_t c) {
-  components_[c].finished = true;
-  ++finished_count_;
-  for (int m : plan_.components[c].members) boxes_[static_cast<std::size_t>(m)]->accepts = 0;
+  s_->components_[c].finished = true;
+  ++s_->finished_count_;
+  for (int m : s_->plan_.components[c].members) boxes_[static_cast<std::size_t>(m)]->accepts = 0;
   if (MAILROOM_UNLIKELY(trace::g_on))
     trace::record(trace::builtin().terminated, trace::now(), -1,
                   {id_, static_cast<std::int64_t>(c), 0, 0});
   if (finished() && current_config().stats > 0) print_stats();
-  if (finished() && finished_promise_ != nullptr) {
-    const bool outer = scheduler::completing;  // (its continuations run from progress)
-    scheduler::completing = true;
-    finished_promise_->set_value();
-    scheduler::completing = outer;
+  if (finished() && s_->finished_promise_ != nullptr) {
+    const bool outer = engine::completing;  // (its continuations run from progress)
+    engine::completing = true;
+    s_->finished_promise_->set_value();
+    engine::completing = outer;
   }
 }
 
 bool selector_core::entries_done() const noexcept {
   for (std::size_t m = 0; m < boxes_.size(); ++m)
-    if (plan_.entry[m] && !user_done_[m]) return false;
+    if (s_->plan_.entry[m] && !s_->user_done_[m]) return false;
   return true;
 }
 
@@ -999,7 +1047,7 @@ bool selector_core::entries_done() const noexcept {
 // the ring that feeds one of them has terminated here; then quiescence waves over the members'
 // counts, sampled when none of their mailboxes has anything waiting here.
 bool selector_core::step_ring() {
-  feed_ring& r = *ring_;
+  feed_ring& r = *s_->ring_;
   if (r.finished || r.members.front() != this) return false;
   for (const selector_core* s : r.members) {
     if (!s->entries_done() || s->feeder_running() != nullptr) return false;
@@ -1008,20 +1056,20 @@ bool selector_core::step_ring() {
   }
   bool ready = handler_work() == 0;
   for (const selector_core* s : r.members)
-    for (std::size_t c = 0; c < s->components_.size(); ++c)
+    for (std::size_t c = 0; c < s->s_->components_.size(); ++c)
       if (s->staged_waiting(c)) ready = false;
   if (!r.waves.step(r.conveyors, ready)) return false;
   r.finished = true;
   for (selector_core* s : r.members)
-    for (std::size_t c = 0; c < s->components_.size(); ++c)
-      if (!s->components_[c].finished) s->finish_component(c);
+    for (std::size_t c = 0; c < s->s_->components_.size(); ++c)
+      if (!s->s_->components_[c].finished) s->finish_component(c);
   return true;
 }
 
 future<void> selector_core::finished_future() {
   if (finished()) return make_ready_future();
-  if (finished_promise_ == nullptr) finished_promise_ = std::make_unique<promise<void>>();
-  return finished_promise_->get_future();
+  if (s_->finished_promise_ == nullptr) s_->finished_promise_ = std::make_unique<promise<void>>();
+  return s_->finished_promise_->get_future();
 }
 
 void selector_core::wait(source_location where) {
@@ -1030,33 +1078,33 @@ void selector_core::wait(source_location where) {
                  "wait() called from inside a handler: handlers must "
                  "never block");
   for (std::size_t m = 0; m < boxes_.size(); ++m)
-    MAILROOM_CHECK(!plan_.entry[m] || user_done_[m],
+    MAILROOM_CHECK(!s_->plan_.entry[m] || s_->user_done_[m],
                    "wait() on a {} whose entry mailbox {} was never done() on this PE: it "
                    "would never terminate",
-                   kind_, m);
+                   s_->kind_, m);
   // The same for the selectors that feed it (receives_from), and theirs: it terminates after
   // them.
   std::vector<const selector_core*> feeding{this}, seen{this};  // (rings: cycles)
   while (!feeding.empty()) {
     const selector_core* f = feeding.back();
     feeding.pop_back();
-    for (const std::uint64_t id : f->feeders_) {
+    for (const std::uint64_t id : f->s_->feeders_) {
       const selector_core* s = live_selector(id);
       if (s == nullptr || std::find(seen.begin(), seen.end(), s) != seen.end()) continue;
       seen.push_back(s);
       for (std::size_t m = 0; m < s->boxes_.size(); ++m)
-        MAILROOM_CHECK(!s->plan_.entry[m] || s->user_done_[m] || s->finished(),
+        MAILROOM_CHECK(!s->s_->plan_.entry[m] || s->s_->user_done_[m] || s->finished(),
                        "wait() on {} #{}, which receives from {} #{}, whose entry mailbox {} was "
                        "never done() on this PE: it would never terminate (call done() on the "
                        "selectors that feed it first)",
-                       kind_, id_, s->kind_, s->id_, m);
+                       s_->kind_, id_, s->s_->kind_, s->id_, m);
       feeding.push_back(s);
     }
   }
   // Also hand every queued buffer to MPI before returning: the caller may block in MPI next
   // (a barrier), and buffers still in our backlog would never reach their PEs.
   while (!finished() || !exchange::get().drained())
-    scheduler::progress_waiting(waiting_name_.c_str());
+    engine::progress_waiting(s_->waiting_name_.c_str());
 }
 
 }  // namespace mailroom::detail

@@ -3,8 +3,8 @@
 #include "mailroom/team.hpp"
 
 #include "mailroom/detail/reduction.hpp"
-#include "mailroom/detail/scheduler.hpp"
 #include "mailroom/error.hpp"
+#include "runtime/engine.hpp"
 #include "transport/transport.hpp"
 
 #include "aggregation/exchange.hpp"
@@ -42,7 +42,7 @@ void allreduce_over(transport::group& g, T* data, std::size_t count, const char*
   const std::unique_ptr<transport::request> req = g.start_allreduce(
       in.data(), data, count, reduction{elem_type_of<T>(), K, sizeof(T), combine});
   if (!req->wait_idle(what))
-    while (!req->test()) scheduler::progress_waiting(what);
+    while (!req->test()) engine::progress_waiting(what);
 }
 
 // The team ids this PE holds (bit k of word k / 64), the world's (0) always.
@@ -114,7 +114,7 @@ team team::split(int colour, int key, source_location loc) const {
   for (std::uint32_t i = 1; i < detail::team_state::k_ids; ++i)
     if (detail::g_next_mailbox[i] >= 1u << (detail::team_state::k_mailbox_bits - 1))
       used[i / 64] |= std::uint64_t{1} << (i % 64);
-  detail::scheduler::check_not_completing("team::split");
+  detail::engine::check_not_completing("team::split");
   detail::allreduce_over<detail::reduce_kind::bor>(*out.state_->group, used.data(), used.size(),
                                                    "team::split");
   std::uint32_t id = 0;

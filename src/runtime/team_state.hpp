@@ -3,7 +3,7 @@
 // members' teams, and the routes of the selectors over it. Not installed.
 #pragma once
 
-#include "mailroom/detail/routes.hpp"
+#include "aggregation/routes.hpp"
 #include "mailroom/detail/scheduler.hpp"
 #include "transport/transport.hpp"
 

@@ -6,8 +6,9 @@
 
 #include "runtime/context.hpp"
 
-#include "mailroom/detail/scheduler.hpp"
+#include "mailroom/config.hpp"
 #include "mailroom/error.hpp"
+#include "runtime/engine.hpp"
 
 #include "common/pe_local.hpp"
 #include "transport/transport.hpp"
@@ -409,10 +410,10 @@ bool run_completions() {
     p.completions_n.store(0, std::memory_order_relaxed);
   }
   // As the progress engine's other completions: nothing collective may start from them.
-  const bool outer = scheduler::completing;
-  scheduler::completing = true;
+  const bool outer = engine::completing;
+  engine::completing = true;
   for (auto& fn : now) fn();
-  scheduler::completing = outer;
+  engine::completing = outer;
   return true;
 }
 
@@ -426,7 +427,7 @@ void publish_round(const char* what) {
   for (std::size_t k = 1; k < p.w.size(); ++k) {
     while (p.w[k]->acked.load(std::memory_order_acquire) < e) {
       if (t_worker == 0) {
-        scheduler::progress_waiting(what);
+        engine::progress_waiting(what);
       } else {
         check_publish();
         cpu_pause();
@@ -444,8 +445,8 @@ void join(finish_state& fs, const char* what) {
       // The communication first: the pool workers' staged sends and the arrivals are worker 0's
       // alone, and a pool worker whose blocks wait for it stops sending. A task when there is
       // nothing else to do.
-      const bool any = scheduler::progress_waiting(what);
-      if ((!any && run_one_task()) || left != last) scheduler::note_activity();
+      const bool any = engine::progress_waiting(what);
+      if ((!any && run_one_task()) || left != last) engine::note_activity();
     } else if (run_one_task() || help_locals() || left != last) {
       clock.reset();
     } else {

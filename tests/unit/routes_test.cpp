@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Routing tables, checked by following every item's path: direct, node and mesh routing,
 // uniform and uneven nodes, up to the paper's 2,048 PEs (pure functions: no MPI job).
-#include "mailroom/detail/routes.hpp"
+#include "aggregation/routes.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // What inline conveyor code needs of the aggregation layer (the exchange, src/aggregation, is
-// not installed): the wire header of a buffer, and what a conveyor reserved. Not API.
+// not installed): the wire header of a buffer. Not API.
 #pragma once
 
 #include <cstddef>
@@ -22,19 +22,8 @@ inline constexpr std::size_t k_header_bytes = sizeof(buffer_header);
 /// after the header the number of items the sender shipped on that link in all (8 bytes).
 inline constexpr std::uint32_t k_end_of_stream = 1;
 inline constexpr std::size_t k_end_bytes = k_header_bytes + 8;
-/// The header flags of a buffer over a link of class `cls` (detail/routes.hpp), and back.
+/// The header flags of a buffer over a link of class `cls` (src/aggregation/routes.hpp), and back.
 constexpr std::uint32_t link_flags(std::uint32_t cls) noexcept { return cls << 1; }
 constexpr std::uint32_t link_class_of(std::uint32_t flags) noexcept { return (flags >> 1) & 7u; }
-
-/// What a conveyor reserved (exchange::reserve): whether its lanes to the PEs of this node fill
-/// shared slots (then with node_credits each, from the pool; else from the heap like the
-/// others), and the credits of its lanes from the heap (the buffers each may have
-/// unacknowledged).
-struct reservation {
-  bool in_slots = false;
-  std::uint32_t node_credits = 0;
-  std::uint32_t credits = 0;
-  std::size_t bytes = 0;  // of the budget
-};
 
 }  // namespace mailroom::detail

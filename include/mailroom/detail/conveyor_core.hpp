@@ -2,26 +2,27 @@
 // The untyped conveyor: one aggregation buffer per lane (per destination PE with direct
 // routing; per PE of the node and per network link owned with node routing), credits per lane
 // (at most `credits` buffers unacknowledged; more wait in a backlog), the queue of arrived
-// buffers, forwarding, and the end of stream per link (detail/routes.hpp). The typed
+// buffers, forwarding, and the end of stream per link (aggregation/routes.hpp). The typed
 // conveyor<T> and the runtime's mailboxes are built on it.
 #pragma once
 
 #include "mailroom/detail/buffer.hpp"
 #include "mailroom/detail/records.hpp"
-#include "mailroom/detail/routes.hpp"
 #include "mailroom/error.hpp"
 
 #include <array>
 #include <bit>
 #include <cstddef>
 #include <cstring>
-#include <deque>
+#include <memory>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace mailroom::detail {
 
 class exchange;  // the process's hub of the aggregation layer (src/aggregation; not installed)
+struct routes;   // a conveyor's lanes and hops (src/aggregation/routes.hpp; not installed)
 
 /// One arrived buffer: items start after the header. In a delivery buffer (node routing) each
 /// item follows its origin PE (4 bytes); otherwise `source` sent them all. `from` is the sender
@@ -77,6 +78,8 @@ class conveyor_core : public record_codec {
     // an `and` for it.
     fill& f = by_dest_[static_cast<std::size_t>(dest) & dest_mask_];
     if (MAILROOM_UNLIKELY(f.used() + N > capacity_)) {
+      if constexpr (k_routed_size<N>)  // (one call to the routed path, as direct's make_room)
+        if (routed_) return push_routed_sized<N>(dest, bytes_of<N>(item));
       if (routed_) return push_routed_copy<N>(dest, bytes_of<N>(item));
       if (!make_room(dest, N)) return false;
     }
@@ -254,7 +257,7 @@ class conveyor_core : public record_codec {
   /// destinations without a credit and returns false if it skipped any.
   bool flush(bool force);
   /// Buffers waiting for a credit.
-  [[nodiscard]] bool backlogged() const noexcept { return !backlog_.empty(); }
+  [[nodiscard]] bool backlogged() const noexcept;
   /// `peer` acknowledged one buffer of the lane of class `cls` to it: send the next one waiting
   /// for it, if any.
   void credit(int peer, std::uint32_t cls) noexcept;
@@ -262,32 +265,32 @@ class conveyor_core : public record_codec {
   /// if it is not -1): after an acknowledgement, or a credit of the link pool given back.
   void retry_backlog(int only = -1) noexcept;
 
-  [[nodiscard]] bool has_arrivals() const noexcept { return !arrivals_.empty(); }
-  [[nodiscard]] std::size_t arrivals() const noexcept { return arrivals_.size(); }
-  [[nodiscard]] const arrival& front() const noexcept { return arrivals_.front(); }
+  [[nodiscard]] bool has_arrivals() const noexcept;
+  [[nodiscard]] std::size_t arrivals() const noexcept;
+  [[nodiscard]] const arrival& front() const noexcept;
   /// Releases the front buffer and counts its items as processed.
   void pop_front() noexcept;
 
   /// Items handed to the transport (or the local queue), and items processed, on this PE.
-  [[nodiscard]] std::int64_t sent_items() const noexcept { return sent_items_; }
-  [[nodiscard]] std::int64_t processed_items() const noexcept { return processed_items_; }
+  [[nodiscard]] std::int64_t sent_items() const noexcept;
+  [[nodiscard]] std::int64_t processed_items() const noexcept;
   /// Items this PE forwarded for others (node routing).
-  [[nodiscard]] std::int64_t forwarded_items() const noexcept { return forwarded_items_; }
+  [[nodiscard]] std::int64_t forwarded_items() const noexcept;
   /// Pushes refused so far (counted on the slow path only: the fast path stays as it is).
-  [[nodiscard]] std::uint64_t refused() const noexcept { return refused_; }
+  [[nodiscard]] std::uint64_t refused() const noexcept;
   [[nodiscard]] std::uint32_t signature() const noexcept { return signature_; }
 
   /// Per lane (the lane to PE d with direct routing; routes().peer[l] with any), counted per
   /// buffer shipped (never per message): items, payload bytes and buffers.
-  [[nodiscard]] const std::vector<std::int64_t>& items_to() const noexcept { return sent_to_; }
-  [[nodiscard]] const std::vector<std::int64_t>& bytes_to() const noexcept { return bytes_to_; }
-  [[nodiscard]] const std::vector<std::int64_t>& buffers_to() const noexcept { return buffers_to_; }
+  [[nodiscard]] const std::vector<std::int64_t>& items_to() const noexcept;
+  [[nodiscard]] const std::vector<std::int64_t>& bytes_to() const noexcept;
+  [[nodiscard]] const std::vector<std::int64_t>& buffers_to() const noexcept;
   /// Room for items in the buffers shipped, full or not (lanes to PEs of the node in shared slots
   /// have less): the denominator of their mean fill.
-  [[nodiscard]] std::int64_t room_sent() const noexcept { return room_sent_; }
+  [[nodiscard]] std::int64_t room_sent() const noexcept;
   /// Seconds senders spent waiting for a credit of this conveyor (the blocked-send slow path).
-  [[nodiscard]] double credit_wait_seconds() const noexcept { return credit_wait_s_; }
-  void add_credit_wait(double seconds) noexcept { credit_wait_s_ += seconds; }
+  [[nodiscard]] double credit_wait_seconds() const noexcept;
+  void add_credit_wait(double seconds) noexcept;
   /// Items in partly filled buffers, and the destinations they are for (at most `most` listed).
   [[nodiscard]] std::int64_t filling_items(std::vector<int>* to = nullptr,
                                            std::size_t most = 0) const;
@@ -295,7 +298,7 @@ class conveyor_core : public record_codec {
   [[nodiscard]] std::int64_t unacknowledged(std::vector<int>* to = nullptr,
                                             std::size_t most = 0) const;
   /// Buffers waiting for a credit.
-  [[nodiscard]] std::size_t backlog_size() const noexcept { return backlog_.size(); }
+  [[nodiscard]] std::size_t backlog_size() const noexcept;
 
   /// End of stream: this PE pushes nothing more. Then step_stream() ships what is left, ends the
   /// stream on every link (each end carries the link's item count) and drains: ended once every
@@ -303,9 +306,9 @@ class conveyor_core : public record_codec {
   void close() noexcept;
   /// Advances the end-of-stream protocol; returns true once ended.
   bool step_stream();
-  [[nodiscard]] stream state() const noexcept { return state_; }
+  [[nodiscard]] stream stream_state() const noexcept;
   [[nodiscard]] std::uint32_t id() const noexcept { return id_; }
-  [[nodiscard]] bool closed() const noexcept { return state_ != stream::open; }
+  [[nodiscard]] bool closed() const noexcept;
 
   /// Called by the exchange when a buffer for this conveyor's handlers arrives.
   void deliver(int source, std::byte* buf) noexcept;
@@ -343,130 +346,68 @@ class conveyor_core : public record_codec {
   [[nodiscard]] std::size_t forward_backlog() const noexcept;
   /// Items this PE has received, and the items its ended links announced (own items included
   /// once closed).
-  [[nodiscard]] std::int64_t received_items() const noexcept { return received_items_; }
-  [[nodiscard]] std::int64_t announced_items() const noexcept {
-    return expected_[k_final] + expected_[k_delivery];
-  }
+  [[nodiscard]] std::int64_t received_items() const noexcept;
+  [[nodiscard]] std::int64_t announced_items() const noexcept;
 
  private:
+  struct cold;                     // what the send fast path never touches (conveyor_core.cpp)
   using record_codec::put_record;  // (beside the routed put_record below)
   /// Slow path of a push of `need` bytes: ships the full buffer (or refuses), gets a new one.
   bool make_room(int lane, std::size_t need) noexcept;
   [[nodiscard]] bool can_ship(int lane) const noexcept;
   void ship(int lane) noexcept;
+  // With node or mesh routing every push takes a routed path, out of line. A typed item or a
+  // record goes to it as a copy by value: its address would keep it in memory on the fast path.
+  // The usual sizes have a routed path each (conveyor_core.cpp); the others share one.
+  template <std::size_t N>
+  static constexpr bool k_routed_size =
+      N == 4 || N == 8 || N == 12 || N == 16 || N == 24 || N == 32;
+  template <std::size_t N>
+  [[gnu::noinline]] bool push_routed_sized(int dest, item_copy<N> c) noexcept;
   template <std::size_t N>
   [[gnu::noinline]] bool push_routed_copy(int dest, item_copy<N> c) noexcept {
-    const std::uint32_t h = rt_.hop(dest);
-    if ((h & routes::k_prefixed) == 0) return put_n<N, 0>(static_cast<int>(h), nullptr, c.b, false);
-    const int lane_no = routes::lane_of_hop(h);
-    if (rt_.meshed) {  // [dest][origin] on every hop
-      const std::uint32_t both[2] = {static_cast<std::uint32_t>(dest),
-                                     static_cast<std::uint32_t>(me_)};
-      return put_n<N, 2>(lane_no, both, c.b, false);
-    }
-    // Through a PE of this node: the destination; over a link this PE owns: the two indices.
-    const std::uint32_t prefix = rt_.cls[static_cast<std::size_t>(lane_no)] == k_transit
-                                     ? static_cast<std::uint32_t>(dest)
-                                     : network_prefix(h, static_cast<std::uint32_t>(rt_.my_local));
-    return put_n<N, 1>(lane_no, &prefix, c.b, false);
+    return push_routed(dest, c.b);
   }
-  /// A typed item's prefix on a network lane: the destination's index on its node (from its
-  /// hop) and the origin's on this node, 2 bytes each.
-  static std::uint32_t network_prefix(std::uint32_t hop, std::uint32_t origin_local) noexcept {
-    return routes::local_of_hop(hop) | origin_local << 16;
-  }
-  /// Appends an item of `bytes` bytes to `lane_no` after Words 4-byte prefix words (its prefix
-  /// on a transit, network or delivery lane, or none), written by write(out). `forwarded`: an
-  /// item this PE forwards (not its own), which never spills.
+  bool push_routed(int dest, const void* item) noexcept;
+  template <std::size_t N>
+  bool push_routed_n(int dest, const void* item) noexcept;
+  static std::uint32_t network_prefix(std::uint32_t hop, std::uint32_t origin_local) noexcept;
   template <std::size_t Words, class Write>
-  [[gnu::always_inline]] bool put_item(int lane_no, const std::uint32_t* prefix, std::size_t bytes,
-                                       bool forwarded, Write write) noexcept {
-    const std::size_t need = bytes + 4 * Words;
-    fill& f = fills_[static_cast<std::size_t>(lane_no)];
-    if (MAILROOM_UNLIKELY(f.used() + need > capacity_) && !room_for(lane_no, need, forwarded))
-      return false;
-    std::byte* out = f.buf + f.used();
-    if constexpr (Words > 0) std::memcpy(out, prefix, 4 * Words);
-    write(out + 4 * Words);
-    f.add(static_cast<std::uint32_t>(need), 1);
-    if (forwarded) {
-      ++forwarded_in_[static_cast<std::size_t>(lane_no)];
-      ++forwarded_items_;
-    }
-    return true;
-  }
-  /// put_item of a typed item of N bytes (0: item_bytes_, copied by size at run time).
+  bool put_item(int lane_no, const std::uint32_t* prefix, std::size_t bytes, bool forwarded,
+                Write write) noexcept;
   template <std::size_t N, std::size_t Words>
-  bool put_n(int lane_no, const std::uint32_t* prefix, const void* item, bool forwarded) noexcept {
-    const std::size_t n = N > 0 ? N : item_bytes_;
-    return put_item<Words>(lane_no, prefix, n, forwarded,
-                           [&](std::byte* out) { std::memcpy(out, item, N > 0 ? N : n); });
-  }
+  bool put_n(int lane_no, const std::uint32_t* prefix, const void* item, bool forwarded) noexcept;
   [[gnu::noinline]] bool push_var_routed(int dest, const void* payload, std::uint32_t len) noexcept;
-  /// Appends a variable-size item to `lane_no` after Words 4-byte prefix words, as put_n does.
   template <std::size_t Words>
   bool put_var(int lane_no, const std::uint32_t* prefix, const void* payload, std::uint32_t len,
                bool forwarded) noexcept;
-  /// make_room for put: a forwarded item never spills, and its refusal is not the program's.
   bool room_for(int lane_no, std::size_t need, bool forwarded) noexcept;
-  /// Forwards what it can of the items of queue q (queue_of: 0 from the network, 1 from transit
-  /// lanes, 2 and 3 from the second hop's), each after its prefix; `Items` (conveyor_core.cpp)
-  /// says how long an item is and appends it: typed items of one size, or variable-size ones.
   template <class Items>
   bool forward_items(std::size_t q, Items items) noexcept;
   template <std::size_t N>
   struct fixed_items;
   struct var_items;
-  /// The hop of a typed item that came from `source` over a transit lane for `dest`: a network
-  /// lane (checked).
+  bool forward_queue(std::size_t q) noexcept;
+  void forwarded_front(std::size_t q);
   [[nodiscard]] std::uint32_t transit_hop(int source, std::uint32_t dest) const noexcept;
-  /// The index on this node of the sender of a transit buffer (checked).
   [[nodiscard]] std::uint32_t transit_origin(int source) const noexcept;
-  /// The node a network buffer from `source` comes from (checked: a network link in).
   [[nodiscard]] int far_node_of(int source) const noexcept;
-  /// The delivery lane and origin PE of a typed item from the network with prefix `w`, from
-  /// node `far` (checked).
   [[nodiscard]] std::pair<int, std::uint32_t> delivery_of(int source, std::uint32_t w,
                                                           int far) const noexcept;
-  /// The lane a lambda record for `dest` from queue q goes on to (checked: the job stops on
-  /// one that leads nowhere from here).
   [[nodiscard]] int next_lane(std::size_t q, int source, std::uint32_t dest,
                               std::uint32_t origin) const noexcept;
-  /// Mesh routing: the lane an item for `dest` from `origin` that came over a link of class
-  /// `cls` from `source` goes on to: its delivery lane when it has reached its node, else the
-  /// hop table's, which must be of a later stage (checked).
   [[nodiscard]] int mesh_next(std::uint32_t cls, int source, std::uint32_t dest,
                               std::uint32_t origin) const noexcept;
-  /// The forwarding queues: one per class that forwards, never shared. An item must never
-  /// wait behind one of an earlier stage, which may wait for a credit this one's stage frees
-  /// (docs/design.md, routing).
-  static constexpr std::size_t k_queues = 4;
-  static constexpr std::uint32_t queue_class(std::size_t q) noexcept {
-    constexpr std::uint32_t cls[k_queues] = {k_network, k_transit, k_network2, k_transit2};
-    return cls[q];
-  }
-  static constexpr std::size_t queue_of(std::uint32_t cls) noexcept {
-    return cls == k_network ? 0 : cls == k_transit ? 1 : cls == k_network2 ? 2 : 3;
-  }
-  /// The front buffer of queue q is forwarded: acknowledge it.
-  void forwarded_front(std::size_t q);
   [[noreturn]] void bad_forward(int source, std::uint32_t dest) const noexcept;
-  // Records with node routing: to a PE of this node delta-coded as ever (a final lane), to
-  // another node whole, after their destination and origin, in runs [tag][count] (put_record).
   template <std::size_t W, class... Word>
   [[gnu::noinline]] bool push_delta_routed_words(int dest, const std::uint32_t& tag,
                                                  Word... w) noexcept {
     return push_delta_routed<W>(dest, tag, record_words<W>{w...});
   }
+  // (Defined in conveyor_core.cpp for every W up to k_delta_words.)
   template <std::size_t W>
   [[gnu::noinline]] bool push_delta_routed(int dest, const std::uint32_t& tag,
-                                           record_words<W> c) noexcept {
-    const std::uint32_t h = rt_.hop(dest);
-    const int li = routes::lane_of_hop(h);
-    if ((h & routes::k_prefixed) == 0)
-      return push_delta_at<W>(lanes_[static_cast<std::size_t>(li)], li, tag, c.data());
-    return put_record(li, tag, static_cast<std::uint32_t>(dest), c.data(), 8 * W, false);
-  }
+                                           record_words<W> c) noexcept;
   // push_bound's slow path: a lane without its key's run open, or without room for the record.
   // Routed, the record goes as a push_delta's would.
   template <std::size_t Wc, std::size_t Wl>
@@ -517,6 +458,8 @@ class conveyor_core : public record_codec {
   /// open a run (capacity less the worst case of k_delta_run_header + 8 W bytes): one compare
   /// against a member on the fast path.
   std::array<std::uint32_t, k_delta_words + 1> delta_limit_{};
+  std::uint32_t signature_;
+  std::unique_ptr<cold> s_;
   [[nodiscard]] std::size_t dests() const noexcept { return fills_.size() + lanes_.size(); }
   fill& fill_of(std::size_t dest) noexcept {
     return lanes_.empty() ? fills_[dest] : lanes_[dest].f;
@@ -528,70 +471,11 @@ class conveyor_core : public record_codec {
     return f.buf != nullptr &&
            (f.items() > 0 || (!lanes_.empty() && lanes_[l].rs.bound_bytes != 0));
   }
-  std::uint32_t signature_;
-  std::vector<std::int64_t> sent_to_;                // items per lane
-  std::vector<std::int64_t> bytes_to_, buffers_to_;  // payload bytes and buffers per lane
-  std::vector<std::uint32_t> forwarded_in_;          // forwarded items in a lane's open buffer
-  double credit_wait_s_ = 0;
-  std::int64_t room_sent_ = 0;
-  std::vector<std::uint32_t> outstanding_;          // unacknowledged buffers per lane
-  std::deque<std::pair<int, std::byte*>> backlog_;  // full buffers (and lanes) waiting for a credit
-  // Buffers of items to forward, per queue (queue_of), and how far the front one of each has
-  // been forwarded.
-  struct transit {
-    std::byte* buf;
-    int source;
-  };
-  std::array<std::deque<transit>, k_queues> forward_;
-  std::array<std::uint32_t, k_queues> forward_at_{};
-  std::array<std::uint32_t, k_queues> run_left_{}, run_tag_{};  // records: the run forwarded
-  bool forward_queue(std::size_t q) noexcept;
-  reservation taken_;  // slots or heap, and the credits
-  // Per lane: where its buffers come from and how many may be out. A lane to a PE of this node
-  // fills a shared slot of node_capacity bytes when the conveyor's node lanes are in slots; its
-  // fill's buf then points `offset` = capacity - node_capacity bytes before the buffer, so that
-  // the sends' one compare against capacity_ holds for every lane.
-  // A lane to another node (`shared`) and a slot lane to another PE of the node each have one
-  // buffer of their own, filling or in flight; for more they take tokens of a pool shared by the
-  // PE's conveyors: the exchange's link pool, the shared pool's extra slots. Per lane, pool_out_
-  // counts the tokens it holds (docs/design.md, flow control).
-  struct lane_limit {
-    std::uint32_t offset = 0;
-    std::uint32_t credits = 0;
-    bool slot = false;
-    bool shared = false;
-    bool pooled = false;  // a slot lane to another PE: its own slot, then extras
-  };
-  std::vector<lane_limit> limits_;
-  std::vector<std::uint32_t> pool_out_;
-  // Takes a token of pooled lane l's pool (the link pool, or the extra slots), if one is free.
+  // Tokens of lanes' pools (docs/design.md, flow control; conveyor_core.cpp).
   bool take_from_pool(std::size_t l) noexcept;
-  // Takes a token for one more buffer in flight on lane l, if its pool has one free (a slot
-  // lane: within its C_node credits).
   bool take_token(std::size_t l) noexcept;
-  // Whether pooled lane l (shared, or a slot lane to another PE) may take a buffer to fill: on
-  // a token it holds (its own one while it has no buffer out), else on a token it takes from
-  // its pool. From a handler, which never waits, always: a spill (the buffer has no token;
-  // shipped, it waits in the backlog for one, and the scheduler pauses who feeds the mailbox).
   bool buffer_for(std::size_t l) noexcept;
-  // The buffers lane l may have unacknowledged: its credits, and on a pooled lane no more than
-  // the tokens it holds (its own and those taken: a buffer filled on a token ships on it).
-  [[nodiscard]] std::uint32_t in_flight_limit(std::size_t l) const noexcept {
-    const lane_limit& lim = limits_[l];
-    if (lim.shared) return lim.credits + pool_out_[l];
-    return lim.pooled ? std::min(lim.credits, 1 + pool_out_[l]) : lim.credits;
-  }
-  std::deque<arrival> arrivals_;
-  std::int64_t sent_items_ = 0, received_items_ = 0, processed_items_ = 0, forwarded_items_ = 0;
-  std::uint64_t refused_ = 0;
-  // End of stream, per link class: per link in (routes::in_link) whether it has ended, how many
-  // links are still open, the items they announced and the items received; and the classes
-  // whose lanes this PE has ended.
-  std::array<std::vector<std::uint8_t>, k_link_classes> ended_;
-  std::array<int, k_link_classes> links_open_{};
-  std::array<std::int64_t, k_link_classes> expected_{}, received_{};
-  std::uint32_t lanes_ended_ = 0;
-  stream state_ = stream::open;
+  [[nodiscard]] std::uint32_t in_flight_limit(std::size_t l) const noexcept;
 };
 
 }  // namespace mailroom::detail

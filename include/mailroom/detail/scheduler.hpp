@@ -4,10 +4,10 @@
 #pragma once
 
 #include "mailroom/detail/conveyor_core.hpp"
+#include "mailroom/detail/send_context.hpp"
 #include "mailroom/detail/tasks.hpp"
 #include "mailroom/future.hpp"
 #include "mailroom/pe.hpp"
-#include "mailroom/team.hpp"
 #include "mailroom/termination.hpp"
 
 #include <memory>
@@ -17,8 +17,11 @@
 
 namespace mailroom::transport {
 class request;  // (src/transport/transport.hpp)
-class group;
 }  // namespace mailroom::transport
+
+namespace mailroom {
+class team;
+}
 
 namespace mailroom::detail {
 
@@ -84,8 +87,6 @@ class selector_core;
 [[nodiscard]] bool over_world(const team& t);
 /// The lanes of the next mailbox over team t, which its members construct in the same order.
 [[nodiscard]] team_lanes next_team_mailbox(const team& t);
-/// The team's group of the transport (for the termination of cycles among its members).
-[[nodiscard]] transport::group& group_of(const team& t);
 
 /// Something in flight that the progress engine completes: a non-blocking collective, say.
 class pending_op {
@@ -101,28 +102,12 @@ class pending_op {
   /// together (transport::test_all), in one pass of MPI's progress engine.
   [[nodiscard]] virtual transport::request* transport_request() noexcept { return nullptr; }
 };
+/// Hands op to the progress engine, which tests it at every poll until it completes.
+void add_pending(std::shared_ptr<pending_op> op);
 
-/// Global scheduler state: worker 0's (the PE's own thread), which runs the progress engine and
-/// the handlers of arriving buffers (pool workers run those of local blocks and concurrent
-/// mailboxes: see mailbox_base::handling).
-struct scheduler {
-  /// Where a send comes from now, one bit: on worker 0 k_from_user, or k_from_handler while a
-  /// handler runs; on a pool worker k_from_worker_user, or k_from_worker_handler in a task that
-  /// a handler spawned (the same bits shifted by 2). A send is pushed at once if its mailbox
-  /// accepts that bit: one test, whatever the context; pool workers' sends, which no mailbox
-  /// accepts this way, take the slow path, which stages them.
-  static constexpr std::uint8_t k_from_user = 1, k_from_handler = 2;
-  static constexpr std::uint8_t k_from_worker_user = 4, k_from_worker_handler = 8;
-  static constinit inline thread_local std::uint8_t sending_from = k_from_user;
-  /// A handler (or a handler's task) is running: no nested progress of handlers, no blocking.
-  static bool in_handler() noexcept {
-    return (sending_from & (k_from_handler | k_from_worker_handler)) != 0;
-  }
-  /// Worker 0 drains pool workers' staged sends (MAILROOM_WORKERS > 1).
-  static bool staging_in_use;
-  /// The PE whose message is being handled (per thread: handlers run on pool workers too).
-  static constinit inline thread_local int current_source = -1;
-  static std::vector<selector_core*> live;  ///< by construction order
+/// What inline code (sends, handlers, selector_ref) reads of the per-PE scheduler; the rest of
+/// it, the progress engine, is the runtime's own (src/runtime/engine.hpp).
+struct scheduler : send_context {
   /// Selector id -> the typed selector that owns it, for the live selectors: what a selector_ref
   /// in a lambda message looks up on every send through it (the table, then its entry: two
   /// dependent loads; a per-PE struct holding `&sel`, or a closure taking `self`, avoids them).
@@ -144,54 +129,12 @@ struct scheduler {
     void erase(std::uint32_t id) noexcept;
   };
   static owner_table owners;
-  static std::uint32_t next_selector_id;
-  static std::vector<std::vector<selector_core*>> finish_scopes;
-  /// Mailboxes of live selectors with a priority other than 0: while there are any, each poll
-  /// handles the arrivals of all live selectors' mailboxes in descending priority.
-  static int prioritized;
-  /// In flight, tested by every progress() outside handlers; in the order they started.
-  static std::vector<std::shared_ptr<pending_op>> pending;
-  /// Tests the pending operations and completes those that are done; true if any was.
-  static bool poll_pending();
-  /// The progress engine is completing operations (their continuations run): a moment that
-  /// differs from PE to PE, so nothing collective may start (a collective, a selector).
-  static bool completing;
-  /// Stops the job when a collective call (`what`) comes from such a continuation.
-  static void check_not_completing(const char* what);
-
-  /// Tests the transport, runs pending handlers (unless called from a handler) and advances
-  /// termination. Returns true if anything happened.
-  static bool progress();
-  /// One poll of a wait (wait(), yield(), barrier(), quiesce(), a collective): progress(), and
-  /// after MAILROOM_IDLE_FLUSH polls in a row that found nothing to do, ships every partly filled
-  /// buffer of the live selectors whose destination has a credit, so that a PE that waits (for a
-  /// reply, say) never keeps messages back that another PE needs. (Sends blocked on credits poll
-  /// with progress_blocked.) `what` names the wait for the watchdog.
-  static bool progress_waiting(const char* what);
   /// One poll of a send blocked on credits: progress(), and after k_blocked_flush times
   /// MAILROOM_IDLE_FLUSH polls in a row that found nothing, the idle flush. Rarely: the credits
   /// come back by their own, and flushing at every idle moment would scatter half-empty
   /// buffers. But they may not: the receiver may have disabled the mailbox until a reply comes
   /// that waits in one of this PE's partly filled buffers.
   static bool progress_blocked();
-  static constexpr std::uint64_t k_blocked_flush = 16;
-  static void check_running(std::string_view call);
-  /// The same, naming the caller's line (`where`) if it fails.
-  static void check_running(std::string_view call, source_location where);
-  /// MAILROOM_WATCHDOG: called when progress() did nothing; stops the job with a report of every
-  /// live selector once nothing has happened for the configured time.
-  static void watch_idle();
-  /// Ships the partly filled buffers of every live selector that have a credit.
-  static void flush_idle();
-  /// Something other than progress() moved (a task ran, a finish's count went down): the
-  /// watchdog's clock and the idle count start again.
-  static void note_activity() noexcept {
-    last_activity = -1;
-    idle_polls = 0;
-  }
-  static double last_activity;
-  static std::uint64_t idle_polls;  ///< progress() calls in a row that found nothing to do
-  static const char* waiting_in;    ///< the wait this PE is in now (null: none)
 };
 
 /// Times a send blocked on back-pressure into the conveyor's statistics.
@@ -206,9 +149,6 @@ class credit_wait {
   conveyor_core& c_;
   double t0_;
 };
-
-class cycle_waves;  // (src/termination/protocols.hpp)
-struct feed_ring;   // selectors that feed each other around a cycle (src/runtime/scheduler.cpp)
 
 /// The non-template part of a selector: done bookkeeping, termination of each component of the
 /// dependency graph, wait().
@@ -230,7 +170,7 @@ class selector_core {
   /// The handlers of selector `upstream` send to this one: its components close only once
   /// upstream has terminated on this PE (selector::receives_from).
   void receives_from(std::uint64_t upstream, source_location where = {});
-  [[nodiscard]] bool finished() const noexcept { return finished_count_ == components_.size(); }
+  [[nodiscard]] bool finished() const noexcept;
   /// Ready once finished() (set by step()).
   [[nodiscard]] future<void> finished_future();
   [[nodiscard]] bool mailbox_finished(int m) const noexcept;
@@ -275,11 +215,7 @@ class selector_core {
   [[nodiscard]] bool has_arrivals() const noexcept;
 
  private:
-  struct component_state {
-    bool finished = false;
-    std::unique_ptr<cycle_waves> waves;     // cyclic components only
-    std::vector<conveyor_core*> conveyors;  // of its mailboxes (cyclic components only)
-  };
+  struct cold;  // what the hot paths never touch (src/runtime/scheduler.cpp)
   bool closed(std::size_t c) const noexcept;
   /// Every entry of this selector done() on this PE.
   [[nodiscard]] bool entries_done() const noexcept;
@@ -299,19 +235,9 @@ class selector_core {
   void handle(std::size_t m, std::size_t budget);
 
   std::vector<mailbox_base*> boxes_;
-  termination::plan plan_;
-  std::vector<component_state> components_;
-  std::vector<bool> user_done_;
-  std::vector<std::uint64_t> feeders_;  // ids of the selectors that send to this one
-  std::shared_ptr<feed_ring> ring_;     // selectors it feeds and is fed by (null: none)
-  std::size_t finished_count_ = 0;
-  bool over_team_ = false;
+  std::unique_ptr<cold> s_;
   std::uint32_t id_;
   int pes_;
-  std::string kind_;          ///< "selector" or "actor", and its name if it has one
-  source_location site_{};    ///< where the program constructed it
-  std::string waiting_name_;  // "wait() of selector #k", for the watchdog
-  std::unique_ptr<promise<void>> finished_promise_;  // made by finished_future()
 };
 
 }  // namespace mailroom::detail

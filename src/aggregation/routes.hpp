@@ -3,7 +3,7 @@
 // links whose end of stream a PE waits for. Direct routing gives a lane per PE; node routing
 // gives lanes per PE of the node plus one per network link this PE owns; mesh routing puts the
 // nodes on a 2-D grid and crosses the network twice, along the row and then along the column,
-// so that a node has links to its row and its column only (docs/design.md, routing). Not API:
+// so that a node has links to its row and its column only (docs/design.md, routing). Not installed:
 // conveyors and the exchange use it; the capacity plan computes it for machines it is not running
 // on.
 #pragma once
