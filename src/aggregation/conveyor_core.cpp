@@ -276,17 +276,24 @@ MAILROOM_ROUTED_RECORD(16)
 #undef MAILROOM_ROUTED_RECORD
 static_assert(conveyor_core::k_delta_words == 16, "one instantiation above per record size");
 
+// Takes a token of pooled lane l's pool (the link pool, or the extra slots), if one is free.
 inline bool conveyor_core::take_from_pool(std::size_t l) noexcept {
   if (!(s_->limits_[l].shared ? ex_.take_shared(l) : ex_.take_slot_extra())) return false;
   ++s_->pool_out_[l];
   return true;
 }
 
+// Takes a token for one more buffer in flight on lane l, if its pool has one free (a slot lane:
+// within its C_node credits).
 inline bool conveyor_core::take_token(std::size_t l) noexcept {
   const cold::lane_limit& lim = s_->limits_[l];
   return (lim.shared || (lim.pooled && s_->outstanding_[l] < lim.credits)) && take_from_pool(l);
 }
 
+// Whether pooled lane l (shared, or a slot lane to another PE) may take a buffer to fill: on a
+// token it holds (its own one while it has no buffer out), else on a token it takes from its
+// pool. From a handler, which never waits, always: a spill (the buffer has no token; shipped, it
+// waits in the backlog for one, and the scheduler pauses who feeds the mailbox).
 inline bool conveyor_core::buffer_for(std::size_t l) noexcept {
   return s_->outstanding_[l] < 1 + s_->pool_out_[l] || take_from_pool(l) || g_may_spill;
 }
@@ -484,6 +491,7 @@ bool conveyor_core::make_room(int lane_no, std::size_t need) noexcept {
   return true;
 }
 
+// make_room for put: a forwarded item never spills, and its refusal is not the program's.
 bool conveyor_core::room_for(int lane_no, std::size_t need, bool forwarded) noexcept {
   // Forwarding never spills: it waits for the credit, keeping the buffer it forwards from (and
   // so its sender's credit) until then.
@@ -681,6 +689,7 @@ bool conveyor_core::forward() noexcept {
   return forward_queue(1) || any;
 }
 
+// Appends a variable-size item to `lane_no` after Words 4-byte prefix words, as put_n does.
 template <std::size_t Words>
 bool conveyor_core::put_var(int lane_no, const std::uint32_t* prefix, const void* payload,
                             std::uint32_t len, bool forwarded) noexcept {
@@ -689,6 +698,8 @@ bool conveyor_core::put_var(int lane_no, const std::uint32_t* prefix, const void
                          [&](std::byte* out) { write_var(out, payload, len, n); });
 }
 
+// The delivery lane and origin PE of a typed item from the network with prefix `w`, from node
+// `far` (checked).
 std::pair<int, std::uint32_t> conveyor_core::delivery_of(int source, std::uint32_t w,
                                                          int far) const noexcept {
   const std::uint32_t dest_local = w & 0xffffu, origin_local = w >> 16;
@@ -730,6 +741,9 @@ struct conveyor_core::var_items {
   }
 };
 
+// Forwards what it can of the items of queue q (cold::queue_of: 0 from the network, 1 from
+// transit lanes, 2 and 3 from the second hop's), each after its prefix; `Items` says how long an
+// item is and appends it: typed items of one size, or variable-size ones.
 // Node routing (a 4-byte prefix): from a transit lane to the network lane of its destination's
 // node with the two indices, from the network to its destination's delivery lane with its
 // origin PE. Mesh routing ([dest][origin]): to the lane mesh_next names, with both, or its origin
@@ -834,6 +848,8 @@ bool conveyor_core::push_var_routed(int dest, const void* payload, std::uint32_t
   return put_var<1>(lane_no, &prefix, payload, len, false);
 }
 
+// The lane a lambda record for `dest` from queue q goes on to (checked: the job stops on one
+// that leads nowhere from here).
 int conveyor_core::next_lane(std::size_t q, int source, std::uint32_t dest,
                              std::uint32_t origin) const noexcept {
   if (rt_.meshed) return mesh_next(cold::queue_class(q), source, dest, origin);
@@ -845,6 +861,9 @@ int conveyor_core::next_lane(std::size_t q, int source, std::uint32_t dest,
   return lane_no;
 }
 
+// Mesh routing: the lane an item for `dest` from `origin` that came over a link of class `cls`
+// from `source` goes on to: its delivery lane when it has reached its node, else the hop
+// table's, which must be of a later stage (checked).
 int conveyor_core::mesh_next(std::uint32_t cls, int source, std::uint32_t dest,
                              std::uint32_t origin) const noexcept {
   const auto pes = static_cast<std::uint32_t>(rt_.pes);
@@ -865,6 +884,8 @@ int conveyor_core::mesh_next(std::uint32_t cls, int source, std::uint32_t dest,
   return lane_no;
 }
 
+// The hop of a typed item that came from `source` over a transit lane for `dest`: a network
+// lane (checked).
 std::uint32_t conveyor_core::transit_hop(int source, std::uint32_t dest) const noexcept {
   if (MAILROOM_UNLIKELY(dest >= static_cast<std::uint32_t>(rt_.pes))) bad_forward(source, dest);
   const std::uint32_t h = rt_.hop(static_cast<int>(dest));
@@ -874,6 +895,7 @@ std::uint32_t conveyor_core::transit_hop(int source, std::uint32_t dest) const n
   return h;
 }
 
+// The index on this node of the sender of a transit buffer (checked).
 std::uint32_t conveyor_core::transit_origin(int source) const noexcept {
   // A PE of this node: its own items' hop is its final lane, whose index is its index here.
   const std::uint32_t h = rt_.hop(source);
@@ -881,11 +903,13 @@ std::uint32_t conveyor_core::transit_origin(int source) const noexcept {
   return h;
 }
 
+// The node a network buffer from `source` comes from (checked: a network link in).
 int conveyor_core::far_node_of(int source) const noexcept {
   if (MAILROOM_UNLIKELY(rt_.in_link(k_network, source) < 0)) bad_forward(source, 0);
   return rt_.layout.node(source);
 }
 
+// The front buffer of queue q is forwarded: acknowledge it.
 void conveyor_core::forwarded_front(std::size_t q) {
   const cold::transit done = s_->forward_[q].front();
   s_->forward_[q].pop_front();
