@@ -53,7 +53,7 @@ namespace mailroom {
     "every all_reduce through MPI")                                                               \
   X(idle_sleep_ns, "MAILROOM_IDLE_SLEEP_NS", count, 0,                                            \
     "after 64 progress calls in a row find nothing to do, sleep this long, at most 1 s; 0: "      \
-    "spin. Unset: 0, or 1000 on a node with more PEs than cores")                                 \
+    "spin. Unset: 0, or 1000 where the node's threads (its PEs' workers) outnumber its cores")    \
   X(idle_flush, "MAILROOM_IDLE_FLUSH", count, 256,                                                \
     "a PE that waits (wait, yield, barrier, quiesce, a collective) ships its partly filled "      \
     "buffers that have a credit after this many progress polls in a row find nothing to do; 0: "  \
@@ -63,6 +63,13 @@ namespace mailroom {
     "main flow, the communication, the handlers of arriving buffers) and N-1 more; any worker "   \
     "handles what tasks send to their own PE (one at a time per mailbox) and a concurrent "       \
     "mailbox's buffers (at once); 1: no thread is started")                                       \
+  X(progress, "MAILROOM_PROGRESS", progress, 0,                                                   \
+    "who keeps the PE's messages moving while it computes: dedicated (with 2 or more workers, "   \
+    "worker 0 runs the main flow, the communication and the handlers, and of the tasks only the " \
+    "pieces of the main flow's parallel loops, so that a long task never holds up the PE's "      \
+    "messages), shared (worker 0 also runs any task when it has nothing else to do: a worker "    \
+    "more for tasks, but a long task on it stops the PE's communication). With one worker, "      \
+    "mailroom calls, and mailroom::progress() in long loops, move the messages")                  \
   X(watchdog, "MAILROOM_WATCHDOG", count, 300,                                                    \
     "seconds a wait may make no progress before every stuck PE reports what it waits for and "    \
     "the job stops; 0: off. Set it above the longest computation between mailroom calls")         \
@@ -100,11 +107,15 @@ namespace mailroom {
 enum class routing : std::uint64_t { automatic = 0, direct = 1, node = 2, mesh = 3 };
 /// "auto", "direct", "node" or "mesh".
 [[nodiscard]] const char* routing_name(std::uint64_t r) noexcept;
+/// MAILROOM_PROGRESS's values (config::progress).
+enum class progress_mode : std::uint64_t { dedicated = 0, shared = 1 };
+/// "dedicated" or "shared".
+[[nodiscard]] const char* progress_mode_name(std::uint64_t m) noexcept;
 
 /// The runtime configuration, read from the environment at start-up. One std::uint64_t field
 /// per row of MAILROOM_CONFIG_TABLE (in config.hpp, with its default and meaning), named as its
 /// variable in lower case without MAILROOM_: buffer_bytes for MAILROOM_BUFFER_BYTES, routing
-/// (an enum routing value) for MAILROOM_ROUTING.
+/// (an enum routing value) for MAILROOM_ROUTING, progress (a progress_mode) for MAILROOM_PROGRESS.
 struct config {
 #define MAILROOM_CONFIG_FIELD(field, env, kind, def, doc) std::uint64_t field = def;
   MAILROOM_CONFIG_TABLE(MAILROOM_CONFIG_FIELD)

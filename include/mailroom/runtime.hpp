@@ -78,6 +78,17 @@ class runtime {
 
 /// Lets pending handlers run from user code (a no-op for handlers, when called from one).
 void yield(source_location loc = source_location::current());
+/// For a long computation of the program's own between mailroom calls (a loop on worker 0, say
+/// with one worker): lets the PE take in buffers, acknowledge them and run the handlers of what
+/// arrived, so that the PEs sending to it are not held up. Call it often, every iteration: a call
+/// costs a decrement and a branch; about every 2 us one looks at the clock, and every 10 us one
+/// polls the transport (handlers run inside that call, on this thread). On a pool worker it hands
+/// the worker's staged sends to worker 0; in a handler it does nothing. Unlike yield(), it runs
+/// no task. docs/design.md, "Progress while computing".
+inline void progress(source_location loc = source_location::current()) {
+  if (MAILROOM_UNLIKELY(--detail::send_context::progress_countdown <= 0))
+    detail::progress_poll(loc);
+}
 /// Waits until every PE arrives, running handlers meanwhile (not callable from a handler).
 /// Every put a PE started before it (symmetric_array::put) is visible to every PE after it.
 void barrier(source_location loc = source_location::current());

@@ -2,7 +2,9 @@
 // Tasks inside a PE: async, finish and parallel loops over the PE's workers (MAILROOM_WORKERS).
 //
 // Worker 0 is the PE's own thread: it runs the program's main flow, the communication (the
-// progress engine, MPI) and the handlers of arriving buffers, and runs tasks whenever it waits.
+// progress engine, MPI) and the handlers of arriving buffers; with pool workers it runs no task
+// but the pieces of the main flow's parallel loops (MAILROOM_PROGRESS=dedicated, the default), so
+// that a long task never stops the PE's communication.
 // Workers 1..N-1 run tasks, and handlers too: any worker handles what tasks send to their own PE
 // (one handler at a time per mailbox), and a mailbox built with `concurrent` has its arriving
 // buffers handled as tasks, on several workers at once. From a task, on any worker, a program
@@ -31,9 +33,10 @@ namespace mailroom {
 
 namespace detail {
 template <class F>
-void spawn_callable(F&& f) {
+void spawn_callable(F&& f, bool piece = false) {
   auto* t = new task;
   t->fn = callback(std::forward<F>(f));
+  t->piece = piece;
   spawn(t);
 }
 // Sets a task future's value: at once on worker 0 (its continuations run here), else handed to
@@ -64,7 +67,7 @@ template <class I, class P>
 void run_chunks(I lo, I hi, I grain, P f) {
   while (hi - lo > grain) {
     const I mid = lo + (hi - lo) / 2;
-    spawn_callable([mid, hi, grain, f] { run_chunks(mid, hi, grain, f); });
+    spawn_callable([mid, hi, grain, f] { run_chunks(mid, hi, grain, f); }, in_main_flow());
     hi = mid;
   }
   (*f)(lo, hi);
@@ -113,7 +116,8 @@ void spawn(F&& f) {
 
 /// Runs `body`, then waits for every task spawned inside it (and by those tasks, transitively)
 /// and, on worker 0, for every selector and actor constructed inside it to terminate. While it
-/// waits, the thread runs tasks (worker 0: and the progress engine). Everything the tasks sent
+/// waits, the thread runs tasks (worker 0: the progress engine, and tasks only with one worker,
+/// MAILROOM_PROGRESS=shared, or the pieces of its own parallel loops). Everything the tasks sent
 /// is then in the runtime's hands: done() on the mailboxes they sent to may follow.
 template <class F>
 void finish(F&& body, source_location loc = source_location::current()) {

@@ -63,6 +63,14 @@ bool parse_config_value(const char* kind, const std::string& text, std::uint64_t
       }
     return false;
   }
+  if (std::strcmp(kind, "progress") == 0) {
+    for (std::uint64_t m = 0; m <= static_cast<std::uint64_t>(progress_mode::shared); ++m)
+      if (text == progress_mode_name(m)) {
+        out = m;
+        return true;
+      }
+    return false;
+  }
   std::size_t i = 0;
   std::uint64_t v = 0;
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
@@ -112,6 +120,16 @@ const char* routing_name(std::uint64_t r) noexcept {
       return "node";
     case routing::mesh:
       return "mesh";
+  }
+  return "?";
+}
+
+const char* progress_mode_name(std::uint64_t m) noexcept {
+  switch (static_cast<progress_mode>(m)) {
+    case progress_mode::dedicated:
+      return "dedicated";
+    case progress_mode::shared:
+      return "shared";
   }
   return "?";
 }
@@ -203,10 +221,12 @@ config detail::read_environment(std::string& error) {
 
 std::string config::describe() const {
   std::string out;
-#define MAILROOM_CONFIG_PRINT(field, env, kind, def, doc) \
-  out += fmt::format(                                     \
-      "  {:<31} {:>12}  {}\n", env,                       \
-      std::strcmp(#kind, "routing") == 0 ? routing_name(field) : fmt::format("{}", field), doc);
+#define MAILROOM_CONFIG_PRINT(field, env, kind, def, doc)                              \
+  out += fmt::format("  {:<31} {:>12}  {}\n", env,                                     \
+                     std::strcmp(#kind, "routing") == 0    ? routing_name(field)       \
+                     : std::strcmp(#kind, "progress") == 0 ? progress_mode_name(field) \
+                                                           : fmt::format("{}", field), \
+                     doc);
   MAILROOM_CONFIG_TABLE(MAILROOM_CONFIG_PRINT)
 #undef MAILROOM_CONFIG_PRINT
   // (Their values as the environment has them now: empty counts as unset, as where they are

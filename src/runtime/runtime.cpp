@@ -15,8 +15,11 @@
 #include "common/pe_local.hpp"
 #include "common/trace.hpp"
 
+#include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -24,16 +27,87 @@
 #include <string>
 #include <vector>
 
+#include <fmt/core.h>
+
 namespace mailroom {
 
 namespace {
 bool g_runtime_exists = false;
 
-// Idle sleep when this node has more PEs than cores and MAILROOM_IDLE_SLEEP_NS is not set: a PE
-// that spins while it waits takes the core from one that has work (MPI libraries yield in this
+// Idle sleep when this node's threads outnumber its cores and MAILROOM_IDLE_SLEEP_NS is not set: a
+// PE that spins while it waits takes the core from one that has work (MPI libraries yield in this
 // case too). Measured on a 2-core machine: 4 PEs through 80000 short kernels took 44 s spinning
 // and 5 s sleeping once the other programs on the machine kept both cores busy.
 constexpr std::uint64_t k_oversubscribed_idle_sleep_ns = 1000;
+
+// The threads of this node's PEs (their workers) against the cores they may run on: the node's
+// online cores, and this PE's affinity set (a launcher that binds each PE to one core, as Open
+// MPI does at 2 processes or fewer, leaves its workers one core whatever the node has).
+struct node_load {
+  int workers = 1;    // this PE's
+  int pes = 1;        // on this node
+  int threads = 1;    // the workers of every PE of this node
+  int cores = 1;      // online on this node
+  int own_cores = 1;  // in this PE's affinity set
+  [[nodiscard]] bool crowded() const noexcept { return threads > cores || workers > own_cores; }
+};
+
+node_load measure_node_load(int workers) {
+  node_load l;
+  l.workers = workers;
+  l.cores = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  l.own_cores = l.cores;
+  if (cpu_set_t mask; sched_getaffinity(0, sizeof mask, &mask) == 0)
+    l.own_cores = std::min(l.cores, CPU_COUNT(&mask));
+  l.threads = workers;
+  // (The simulated machine runs every PE on one thread: never crowded.)
+  if (simulated()) return l;
+  const auto n = static_cast<std::size_t>(transport::size());
+  std::vector<int> all_workers(n), all_nodes(n);
+  transport::allgather(workers, all_workers.data());
+  transport::allgather(transport::layout().node, all_nodes.data());
+  l.pes = 0;
+  l.threads = 0;
+  for (std::size_t r = 0; r < n; ++r)
+    if (all_nodes[r] == transport::layout().node) {
+      ++l.pes;
+      l.threads += all_workers[r];
+    }
+  return l;
+}
+
+// Says what the node's load means, once per node when it is crowded with pool workers (the
+// first PE of the node), and on rank 0 with MAILROOM_VERBOSE.
+void report_node_load(const node_load& l, const mailroom::config& cfg, const char* worker0) {
+  const bool crowded = l.crowded();
+  const bool warn = crowded && l.threads > l.pes && transport::layout().node_rank == 0;
+  if (!warn && !(cfg.verbose > 0 && transport::rank() == 0)) return;
+  std::string line = fmt::format("node {}: {} thread{} (the workers of its {} PE{}) on {} core{}",
+                                 transport::layout().node, l.threads, l.threads == 1 ? "" : "s",
+                                 l.pes, l.pes == 1 ? "" : "s", l.cores, l.cores == 1 ? "" : "s");
+  if (l.workers > l.own_cores)
+    line += fmt::format("; PE {} has {} workers but may run on {} core{} only (its CPU affinity)",
+                        transport::rank(), l.workers, l.own_cores, l.own_cores == 1 ? "" : "s");
+  const std::string progress =
+      worker0 == nullptr ? "" : fmt::format(", MAILROOM_PROGRESS={}", worker0);
+  if (!crowded) {
+    std::fprintf(stderr, "mailroom: %s: waits spin%s\n", line.c_str(), progress.c_str());
+    return;
+  }
+  line += fmt::format(
+      ": oversubscribed, so waits yield instead of spinning (idle sleep {} ns){} and the threads "
+      "take turns",
+      cfg.idle_sleep_ns, progress);
+  if (warn) {
+    line += l.workers > l.own_cores
+                ? ". Launch with `mpirun --bind-to none` or `--map-by slot:PE=N` "
+                  "(scripts/mpirun.sh does when it sees MAILROOM_WORKERS or --workers)"
+                : ". Fewer PEs or workers per node would run faster";
+    std::fprintf(stderr, "mailroom: warning: %s\n", line.c_str());
+  } else {
+    std::fprintf(stderr, "mailroom: %s\n", line.c_str());
+  }
+}
 std::unique_ptr<transport::collective_context> g_barrier, g_quiesce;
 std::vector<void (*)() noexcept> g_stops;  // at_runtime_stop's
 std::vector<void (*)()> g_at_barrier;      // at_barrier's
@@ -94,9 +168,9 @@ void start(int* argc, char*** argv, communicator comm) {
                  "program");
   transport::init(argc, argv, comm.is_world(), comm.fortran_handle());
   mailroom::config cfg = agreed_configuration();
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  if (std::getenv("MAILROOM_IDLE_SLEEP_NS") == nullptr && cores > 0 && !simulated() &&
-      transport::layout().node_size > cores)
+  const auto workers = static_cast<int>(std::min<std::uint64_t>(cfg.workers, 1u << 20));
+  const node_load load = measure_node_load(workers);
+  if (std::getenv("MAILROOM_IDLE_SLEEP_NS") == nullptr && load.crowded())
     cfg.idle_sleep_ns = k_oversubscribed_idle_sleep_ns;
   detail::set_current_config(cfg);
   transport::group::world().reduce_within_node(cfg.node_reduce_bytes);
@@ -118,7 +192,6 @@ void start(int* argc, char*** argv, communicator comm) {
   g_barrier = std::make_unique<transport::collective_context>();
   g_quiesce = std::make_unique<transport::collective_context>();
   g_runtime_exists = true;
-  const auto workers = static_cast<int>(std::min<std::uint64_t>(cfg.workers, 1u << 20));
   if (workers > 1) {
     MAILROOM_CHECK(!simulated(),
                    "MAILROOM_WORKERS={}: the simulated machine runs every PE on "
@@ -130,7 +203,9 @@ void start(int* argc, char*** argv, communicator comm) {
                    "thread in the process)",
                    workers);
   }
-  detail::start_workers(workers);
+  const bool dedicated = cfg.progress == static_cast<std::uint64_t>(progress_mode::dedicated);
+  report_node_load(load, cfg, workers > 1 ? (dedicated ? "dedicated" : "shared") : nullptr);
+  detail::start_workers({workers, dedicated, load.crowded()});
   detail::engine::staging_in_use = workers > 1;
   transport::barrier();
   detail::trace::start(transport::rank(), transport::size());
@@ -208,6 +283,39 @@ void yield(source_location loc) {
   detail::engine::progress_waiting("yield()");
   detail::run_one_task();
 }
+
+namespace detail {
+void progress_poll(source_location where) {
+  const call_site here(where);
+  scheduler::check_running("mailroom::progress");
+  // Calls between two looks at the clock: doubled or halved so that looks come about
+  // k_look_ns apart, whatever an iteration of the caller's loop costs.
+  constexpr std::int64_t k_look_ns = 2'000, k_poll_ns = 10'000;
+  constexpr std::int32_t k_most_calls = 1 << 20;
+  thread_local std::int32_t calls = 1;
+  thread_local std::int64_t last_look = 0, last_poll = 0;
+  const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                               std::chrono::steady_clock::now().time_since_epoch())
+                               .count();
+  const std::int64_t gap = now - last_look;
+  last_look = now;
+  if (gap < k_look_ns / 2)
+    calls = std::min(calls * 2, k_most_calls);
+  else if (gap > 2 * k_look_ns)
+    calls = std::max(calls / 2, 1);
+  send_context::progress_countdown = calls;
+  if (now - last_poll < k_poll_ns) return;
+  last_poll = now;
+  if (scheduler::in_handler()) return;
+  if (t_worker > 0) {
+    publish_staged();
+    return;
+  }
+  engine::progress_waiting("progress()");
+  // The loop that calls it is alive, whether or not messages come: not a stall to report.
+  engine::last_activity = -1;
+}
+}  // namespace detail
 
 void barrier(source_location loc) {
   const detail::call_site here(loc);

@@ -11,7 +11,6 @@
 #include "runtime/engine.hpp"
 
 #include "common/pe_local.hpp"
-#include "transport/transport.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -21,9 +20,6 @@
 #include <memory>
 #include <thread>
 #include <utility>
-
-#include <fmt/core.h>
-#include <sched.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -39,6 +35,31 @@ void cpu_pause() noexcept {
 #endif
 }
 
+// How a pool worker waits for another thread to move (worker 0 to take in its sends, a task to
+// end, a publish round): it spins while the node's threads have a core each; when they do not,
+// it yields at once, since the thread it waits for may need its core. After a while it naps.
+class backoff {
+ public:
+  explicit backoff(bool oversubscribed) noexcept : spins_(oversubscribed ? 0 : k_spins) {}
+  void reset() noexcept { n_ = 0; }
+  void pause() noexcept {
+    if (n_ < spins_) {
+      cpu_pause();
+    } else if (n_ < spins_ + k_yields) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(k_nap_us));
+      return;
+    }
+    ++n_;
+  }
+
+ private:
+  static constexpr std::uint32_t k_spins = 2000, k_yields = 200, k_nap_us = 20;
+  std::uint32_t spins_;
+  std::uint32_t n_ = 0;
+};
+
 // Blocks a pool worker may have published and worker 0 not yet drained: beyond, the worker waits.
 // Bounds what the workers stage at k_max_published blocks each, whatever the traffic.
 constexpr std::int64_t k_max_published = 8;
@@ -53,6 +74,8 @@ struct alignas(64) worker_state {
 
 struct pool {
   int n = 1;
+  bool dedicated = true;        // worker 0 runs no task (worker_plan)
+  bool oversubscribed = false;  // waits yield at once (worker_plan)
   std::vector<std::unique_ptr<worker_state>> w;
   std::vector<std::thread> threads;
   std::atomic<bool> stop{false};
@@ -187,12 +210,35 @@ task* find_task() {
   return nullptr;
 }
 
+// Worker 0 (dedicated): a piece of a parallel loop of the main flow: the newest of its own deque,
+// else the oldest of another worker's (the largest left); no other task.
+task* main_flow_piece() {
+  pool& p = *g_pool;
+  for (std::size_t k = 0; k < p.w.size(); ++k) {
+    worker_state& v = *p.w[k];
+    if (v.size.load(std::memory_order_relaxed) == 0) continue;
+    const std::lock_guard lock(v.m);
+    if (v.q.empty()) continue;
+    task*& end = k == 0 ? v.q.back() : v.q.front();
+    if (!end->piece) continue;
+    task* t = end;
+    if (k == 0)
+      v.q.pop_back();
+    else
+      v.q.pop_front();
+    v.size.store(v.q.size(), std::memory_order_relaxed);
+    return t;
+  }
+  return nullptr;
+}
+
 void run(task* t) {
   const bool from_handler = t->from_handler;
   finish_state* const scope = t->scope;
   try {
     const scoped_assign in_finish(t_finish, scope);
     const scoped_assign in_task(t_in_task, t_in_task + 1);
+    const scoped_assign in_piece(t_main_piece, t->piece);
     if (t_worker == 0) {
       if (from_handler) {
         const handler_scope in_handler;
@@ -247,17 +293,20 @@ void worker_main(int k) {
     // Nothing to do: what this worker staged goes to worker 0 now, not at the next round.
     if (idle == 0) publish_own();
     ++idle;
-    spin(idle < 2000);
-    if (idle < 2000) {
+    // Spins a while (not when the node's threads outnumber its cores), yields a while, then
+    // sleeps until work comes (spawn wakes it) or 200 us pass.
+    const int spins = p.oversubscribed ? 0 : 2000;
+    spin(idle < spins + 200);
+    if (idle < spins) {
       cpu_pause();
-    } else if (idle < 2200) {
+    } else if (idle < spins + 200) {
       std::this_thread::yield();
     } else {
       std::unique_lock lock(p.sleep_m);
       p.sleepers.fetch_add(1, std::memory_order_relaxed);
       p.sleep_cv.wait_for(lock, std::chrono::microseconds(200));
       p.sleepers.fetch_sub(1, std::memory_order_relaxed);
-      idle = 2000;
+      idle = spins;
     }
   }
   spin(false);
@@ -276,22 +325,13 @@ void wake_all() {
 
 int workers() noexcept { return g_pool != nullptr ? g_pool->n : 1; }
 
-void start_workers(int n) {
+void start_workers(const worker_plan& plan) {
+  const int n = plan.workers;
   MAILROOM_CHECK(n >= 1 && n <= 1024, "MAILROOM_WORKERS={}: give 1 to 1024 workers per PE", n);
-  // A launcher that binds each process to one core (Open MPI does at 2 processes or fewer) makes
-  // the workers take turns on it: say so, once, rather than run slowly without a word.
-  cpu_set_t mask;
-  if (n > 1 && transport::rank() == 0 && sched_getaffinity(0, sizeof mask, &mask) == 0 &&
-      CPU_COUNT(&mask) < n &&
-      static_cast<unsigned>(CPU_COUNT(&mask)) < std::thread::hardware_concurrency())
-    fmt::print(stderr,
-               "mailroom: warning: MAILROOM_WORKERS={} but PE 0 may run on {} core{} only (its "
-               "CPU affinity): the workers will take turns. Launch with `mpirun --bind-to none` "
-               "or `--map-by slot:PE={}` (scripts/mpirun.sh does when it sees MAILROOM_WORKERS "
-               "or --workers)\n",
-               n, CPU_COUNT(&mask), CPU_COUNT(&mask) == 1 ? "" : "s", n);
   g_pool = new pool;
   g_pool->n = n;
+  g_pool->dedicated = plan.dedicated;
+  g_pool->oversubscribed = plan.oversubscribed;
   for (int k = 0; k < n; ++k) g_pool->w.push_back(std::make_unique<worker_state>());
   t_worker = 0;
   scheduler::sending_from = scheduler::k_from_user;
@@ -353,7 +393,11 @@ void spawn(task* t) {
 
 bool run_one_task() {
   if (g_pool == nullptr || scheduler::in_handler()) return false;
-  task* t = find_task();
+  // With pool workers, worker 0 keeps to the main flow and the communication
+  // (MAILROOM_PROGRESS=dedicated): a long task on it would stop the PE taking in buffers, so the
+  // pool workers run the tasks. It takes only the pieces of the main flow's own parallel loops,
+  // as it would run the whole loop with one worker.
+  task* t = t_worker == 0 && g_pool->n > 1 && g_pool->dedicated ? main_flow_piece() : find_task();
   if (t == nullptr) return false;
   run(t);
   return true;
@@ -424,13 +468,14 @@ void publish_round(const char* what) {
   if (t_worker > 0) check_publish();
   wake_all();
   stall_clock clock(what);
+  backoff wait(p.oversubscribed);
   for (std::size_t k = 1; k < p.w.size(); ++k) {
     while (p.w[k]->acked.load(std::memory_order_acquire) < e) {
       if (t_worker == 0) {
         engine::progress_waiting(what);
       } else {
         check_publish();
-        cpu_pause();
+        wait.pause();
         clock.tick();
       }
     }
@@ -439,6 +484,7 @@ void publish_round(const char* what) {
 
 void join(finish_state& fs, const char* what) {
   stall_clock clock(what);
+  backoff wait(g_pool->oversubscribed);
   std::int64_t last = fs.pending.load(std::memory_order_acquire);
   for (std::int64_t left = last; left > 0; left = fs.pending.load(std::memory_order_acquire)) {
     if (t_worker == 0) {
@@ -449,10 +495,11 @@ void join(finish_state& fs, const char* what) {
       if ((!any && run_one_task()) || left != last) engine::note_activity();
     } else if (run_one_task() || help_locals() || left != last) {
       clock.reset();
+      wait.reset();
     } else {
       check_publish();
       publish_own();
-      cpu_pause();
+      wait.pause();
       clock.tick();
     }
     last = left;
@@ -461,14 +508,16 @@ void join(finish_state& fs, const char* what) {
 
 void help_until(bool (*ready)(const void*), const void* arg, const char* what) {
   stall_clock clock(what);
+  backoff wait(g_pool->oversubscribed);
   while (!ready(arg)) {
     if (run_one_task() || help_locals()) {
       clock.reset();
+      wait.reset();
       continue;
     }
     check_publish();
     publish_own();  // (what it waits for may answer what it staged)
-    cpu_pause();
+    wait.pause();
     clock.tick();
   }
 }
@@ -504,21 +553,24 @@ stage_block* staging::next_block(stage_slot& s, std::uint32_t bytes, bool local)
   worker_state& w = *p.w[static_cast<std::size_t>(t_worker)];
   if (!t_handler_task && w.published.load(std::memory_order_acquire) > k_max_published) {
     stall_clock clock("a send (worker 0 has not yet taken in this worker's earlier sends)");
+    backoff wait(p.oversubscribed);
     p.looking.fetch_add(1, std::memory_order_relaxed);
     while (w.published.load(std::memory_order_acquire) > k_max_published) {
       // Meanwhile it handles its blocks to this PE and runs handlers' tasks (neither waits);
       // each publishes what it staged when it ends, this slot's block too.
       if (help_locals()) {
         clock.reset();
+        wait.reset();
         continue;
       }
       if (task* t = pop_front_of(p.hq_m, p.hq, p.hq_size)) {
         run(t);
         clock.reset();
+        wait.reset();
         continue;
       }
       check_publish();
-      cpu_pause();
+      wait.pause();
       clock.tick();
     }
     p.looking.fetch_sub(1, std::memory_order_relaxed);

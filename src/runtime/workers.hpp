@@ -7,8 +7,16 @@
 
 namespace mailroom::detail {
 
-/// Starts n workers: this thread is worker 0, n - 1 threads more.
-void start_workers(int n);
+/// How the workers of a PE run (docs/design.md, "Progress while computing").
+struct worker_plan {
+  int workers = 1;  ///< this thread is worker 0, workers - 1 threads more
+  /// Worker 0 runs no task while pool workers exist (MAILROOM_PROGRESS=dedicated).
+  bool dedicated = true;
+  /// The node's threads outnumber the cores they may run on: waits yield at once, not spin.
+  bool oversubscribed = false;
+};
+/// Starts the workers.
+void start_workers(const worker_plan& plan);
 /// Runs the tasks spawned outside any finish, then stops the threads.
 void stop_workers();
 /// Worker 0's progress engine: runs the handlers' tasks queued now; true if it ran any.

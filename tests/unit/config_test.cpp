@@ -171,8 +171,10 @@ TEST_F(ConfigEnvironment, DefaultsAreValidSettings) {
   };
   const std::string defaults = config().describe();
   for (const variable& v : table) {
-    set(v.env, std::string(v.kind) == "routing" ? mailroom::routing_name(v.def)
-                                                : std::to_string(v.def).c_str());
+    const std::string kind = v.kind;
+    set(v.env, kind == "routing"    ? mailroom::routing_name(v.def)
+               : kind == "progress" ? mailroom::progress_mode_name(v.def)
+                                    : std::to_string(v.def).c_str());
     EXPECT_EQ(config::from_environment().describe(), defaults) << v.env;
     ASSERT_EQ(unsetenv(v.env), 0);
   }
@@ -205,6 +207,23 @@ TEST_F(ConfigEnvironmentDeathTest, UnknownRoutingIsFatal) {
   set("MAILROOM_ROUTING", "mesh2");
   EXPECT_EXIT(config::from_environment(), testing::ExitedWithCode(1),
               "MAILROOM_ROUTING='mesh2' is not a valid value");
+}
+
+TEST_F(ConfigEnvironment, ProgressTakesItsNames) {
+  for (const char* name : {"shared", "dedicated"}) {
+    set("MAILROOM_PROGRESS", name);
+    EXPECT_STREQ(mailroom::progress_mode_name(config::from_environment().progress), name);
+  }
+  set("MAILROOM_PROGRESS", "shared");
+  EXPECT_EQ(config::from_environment().progress,
+            static_cast<std::uint64_t>(mailroom::progress_mode::shared));
+  EXPECT_NE(config::from_environment().describe().find("shared"), std::string::npos);
+}
+
+TEST_F(ConfigEnvironmentDeathTest, UnknownProgressIsFatal) {
+  set("MAILROOM_PROGRESS", "1");
+  EXPECT_EXIT(config::from_environment(), testing::ExitedWithCode(1),
+              "MAILROOM_PROGRESS='1' is not a valid value");
 }
 
 TEST_F(ConfigEnvironmentDeathTest, EmptyValueIsFatal) {

@@ -26,11 +26,16 @@ struct send_context {
   }
   /// The PE whose message is being handled (per thread: handlers run on pool workers too).
   static constinit inline thread_local int current_source = -1;
+  /// mailroom::progress(): calls left before the next one looks at the clock.
+  static constinit inline thread_local std::int32_t progress_countdown = 1;
   /// Stops the job, naming `call`, unless a runtime runs and this is its thread (or a worker).
   static void check_running(std::string_view call);
   /// The same, naming the caller's line (`where`) if it fails.
   static void check_running(std::string_view call, source_location where);
 };
+
+/// mailroom::progress()'s slow path: looks at the clock, polls when the time has come.
+void progress_poll(source_location where);
 
 /// finish(): opens a scope on the runtime's thread, whose selectors and actors the matching
 /// end_finish_scope waits for (`wait`: false when the body threw) before it closes.

@@ -35,6 +35,10 @@ struct task {
   callback fn;
   finish_state* scope = nullptr;
   bool from_handler = false;
+  /// A piece of a parallel loop that the main flow called (run_chunks from worker 0's main flow
+  /// or from such a piece): worker 0 runs these too, where it runs no other task
+  /// (MAILROOM_PROGRESS=dedicated), as it would run the whole loop with one worker.
+  bool piece = false;
   static void* operator new(std::size_t n) { return small_pool::allocate(n); }
   static void operator delete(void* p, std::size_t n) noexcept { small_pool::deallocate(p, n); }
 };
@@ -46,6 +50,12 @@ inline constinit thread_local finish_state* t_finish = nullptr;
 inline constinit thread_local bool t_handler_task = false;
 /// Tasks this thread is running now (nested when a wait runs one).
 inline constinit thread_local int t_in_task = 0;
+/// This thread runs a piece of a parallel loop of the main flow now (task::piece).
+inline constinit thread_local bool t_main_piece = false;
+/// Whether a parallel loop started here belongs to the main flow (its pieces are task::piece).
+[[nodiscard]] inline bool in_main_flow() noexcept {
+  return (t_worker == 0 && t_in_task == 0) || t_main_piece;
+}
 
 /// MAILROOM_WORKERS of the running runtime (1 before it exists).
 [[nodiscard]] int workers() noexcept;
