@@ -50,27 +50,26 @@ limits limits_of(std::string_view env) {
   if (env == "MAILROOM_NODE_SIZE") return {0, 1u << 20};
   return {0, std::numeric_limits<std::uint64_t>::max()};
 }
+// A value given by its name, one of name(0..last) (MAILROOM_ROUTING, MAILROOM_PROGRESS).
+bool parse_name(const std::string& text, const char* (*name)(std::uint64_t), std::uint64_t last,
+                std::uint64_t& out) {
+  for (std::uint64_t v = 0; v <= last; ++v)
+    if (text == name(v)) {
+      out = v;
+      return true;
+    }
+  return false;
+}
 }  // namespace
 
 namespace detail {
 bool parse_config_value(const char* kind, const std::string& text, std::uint64_t& out) {
   if (text.empty()) return false;
-  if (std::strcmp(kind, "routing") == 0) {
-    for (std::uint64_t r = 0; r <= static_cast<std::uint64_t>(routing::mesh); ++r)
-      if (text == routing_name(r)) {
-        out = r;
-        return true;
-      }
-    return false;
-  }
-  if (std::strcmp(kind, "progress") == 0) {
-    for (std::uint64_t m = 0; m <= static_cast<std::uint64_t>(progress_mode::shared); ++m)
-      if (text == progress_mode_name(m)) {
-        out = m;
-        return true;
-      }
-    return false;
-  }
+  if (std::strcmp(kind, "routing") == 0)
+    return parse_name(text, routing_name, static_cast<std::uint64_t>(routing::mesh), out);
+  if (std::strcmp(kind, "progress") == 0)
+    return parse_name(text, progress_mode_name, static_cast<std::uint64_t>(progress_mode::shared),
+                      out);
   std::size_t i = 0;
   std::uint64_t v = 0;
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
