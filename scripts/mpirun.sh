@@ -7,10 +7,11 @@ flags=()
 if mpirun --version 2>&1 | grep -q "Open MPI"; then
   flags+=(--oversubscribe)
   [ "$(id -u)" -ne 0 ] || flags+=(--allow-run-as-root)
-  # Several workers per PE (MAILROOM_WORKERS, or mailroom-bench --workers): Open MPI binds each
-  # process to one core at 2 processes or fewer, where the workers would take turns.
+  # Several threads per PE (MAILROOM_WORKERS, mailroom-bench --workers, or a progress thread):
+  # Open MPI binds each process to one core at 2 processes or fewer, where they would take turns.
   workers=${MAILROOM_WORKERS:-1}
   for a in "$@"; do case "$a" in --workers|--workers=*) workers=2 ;; esac; done
+  [ "${MAILROOM_PROGRESS:-}" != thread ] || workers=2
   [ "$workers" -le 1 ] || flags+=(--bind-to none)
 fi
 exec mpirun "${flags[@]}" "$@"

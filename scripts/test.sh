@@ -13,8 +13,8 @@
 #  - clang with AddressSanitizer and UndefinedBehaviorSanitizer, without the mini-apps: the unit
 #    tests, the MPI tests at 2 PEs (and most of those that do not run at 2), the simulator's own
 #    tests with exactly-once at 256 PEs, and the Matrix Market fuzz target for 10 s;
-#  - ThreadSanitizer: the threaded tasks and progress tests with 1 to 4 workers per PE at 1 to 4
-#    PEs.
+#  - ThreadSanitizer: the threaded tasks and progress tests (the progress thread's too) with 1 to
+#    4 workers per PE at 1 to 4 PEs.
 # --full adds what those leave out (about an hour more): the mini-apps on the simulated machine
 # at 256 PEs, and the rest across emulated hosts; MPICH with the unit tests and at 3 PEs and
 # more, and at 1 PE; under the sanitizers those too, the mini-apps, the negative-compile tests and the rest
@@ -126,7 +126,7 @@ export UBSAN_OPTIONS=print_stacktrace=1
 (cd build-san && ctest --output-on-failure -j 2 --timeout 900 --repeat until-pass:2 \
   -LE "$san_out" -E "$san_names")
 
-echo "== thread-sanitizer build (clang): the tasks and progress tests, 1 to 4 workers per PE, 1 to 4 PEs"
+echo "== thread-sanitizer build (clang): the tasks and progress tests (and the progress thread), 1 to 4 workers per PE, 1 to 4 PEs"
 # Only the library and the threaded test: ThreadSanitizer checks mailroom's own threads (the
 # workers, their staged sends, concurrent handlers, futures across tasks). Reports raised inside
 # MPI's libraries are suppressed (tests/sanitizers/tsan.supp) and their interceptors ignored
@@ -138,4 +138,4 @@ CC=clang CXX=clang++ MAILROOM_TARGETS="tasks progress_tasks" bash scripts/setup.
   -DMAILROOM_BUILD_APPS=OFF -DMAILROOM_BUILD_EXAMPLES=OFF
 export TSAN_OPTIONS=suppressions=$root/tests/sanitizers/tsan.supp:ignore_noninstrumented_modules=1
 (cd build-tsan && ctest --output-on-failure -j 2 --timeout 300 \
-  -R '^(tasks(_w[0-9])?|progress_(tasks|loop|to_one)(_w[0-9])?)\.np[0-9]+$')
+  -R '^(tasks(_w[0-9])?|progress_(tasks|loop|to_one|thread)(_w[0-9])?)\.np[0-9]+$')

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 namespace mailroom::apps::toposort {
 
@@ -30,13 +31,15 @@ result lambda(const sparse_matrix& a, const sparse_matrix& at) {
   struct context {
     row_state* rows;
     const sparse_matrix* at;
-    topo_selector* self;
+    std::optional<topo_selector>* self;
     std::int64_t P, me;
   };
-  // Allocated (collectively) before the selector: handlers may run from then on.
-  const symmetric<context> here({rows.data(), &at, nullptr, P, this_pe().rank()});
-  topo_selector topo{graph{{0, 1}, {1, 0}}, lambdas{}, lambdas{}};
-  here->self = &topo;
+  // Allocated (collectively) before the selector: handlers may run from then on. So is where the
+  // selector lives (a handler may run before `emplace` returns: beside this flow, under
+  // MAILROOM_PROGRESS=thread).
+  std::optional<topo_selector> topo;
+  const symmetric<context> here({rows.data(), &at, &topo, P, this_pe().rank()});
+  topo.emplace(graph{{0, 1}, {1, 0}}, lambdas{}, lambdas{});
   // Local row l loses column c, pivoted at level lev; once one column is left, the row (global
   // row g) pivots: that column's other rows lose it in turn. (Passed itself, for its closures.)
   const auto remove = [here](const auto& again, std::int64_t l, std::int64_t c,
@@ -46,10 +49,10 @@ result lambda(const sparse_matrix& a, const sparse_matrix& at) {
     r.level = std::max(r.level, lev + 1);
     r.sum -= c;
     if (--r.left != 1) return;
-    x.self->send<0>(pe(r.sum % x.P), [=, g = l * x.P + x.me, c = r.sum, lev = r.level] {
+    (*x.self)->send<0>(pe(r.sum % x.P), [=, g = l * x.P + x.me, c = r.sum, lev = r.level] {
       const context& y = *here;
       for (const std::int64_t s : y.at->row(c / y.P))
-        if (s != g) y.self->send<1>(pe(s % y.P), [=, l = s / y.P] { again(again, l, c, lev); });
+        if (s != g) (*y.self)->send<1>(pe(s % y.P), [=, l = s / y.P] { again(again, l, c, lev); });
     });
   };
   // Sends may run closures, which change counts: the input's single-nonzero rows pivot (a
@@ -59,8 +62,8 @@ result lambda(const sparse_matrix& a, const sparse_matrix& at) {
       rows[l].left = 2;
       remove(remove, l, 0, -1);
     }
-  topo.done<0>();
-  topo.wait();
+  topo->done<0>();
+  topo->wait();
   std::vector<std::int64_t> level(lr);
   for (std::int64_t l = 0; l < lr; ++l) level[l] = rows[l].level;
   result res{positions(level, a.rows()), {}};

@@ -27,6 +27,12 @@ result selector(const sparse_matrix& a, const sparse_matrix& at) {
   const auto announce = [&](auto& sel, std::int64_t l) {  // local row l has one column left
     sel.template send<0>(pe(sum[l] % P), pivot{sum[l], a.global_row(l), level[l]});
   };
+  // (Set before the selector exists: once it does, its handlers may run at any moment, on a
+  // progress thread beside this loop, MAILROOM_PROGRESS=thread.)
+  for (std::int64_t l = 0; l < lr; ++l) {
+    count[l] = std::ssize(a.row(l));
+    sum[l] = std::accumulate(a.row(l).begin(), a.row(l).end(), std::int64_t{0});
+  }
   mailroom::selector topo{
       graph{{0, 1}, {1, 0}}, mailbox<pivot>([&](pivot q, pe, auto& self) {
         for (const std::int64_t s : at.row(q.col / P))
@@ -37,10 +43,6 @@ result selector(const sparse_matrix& a, const sparse_matrix& at) {
         sum[m.row] -= m.col;
         if (--count[m.row] == 1) announce(self, m.row);
       })};
-  for (std::int64_t l = 0; l < lr; ++l) {
-    count[l] = std::ssize(a.row(l));
-    sum[l] = std::accumulate(a.row(l).begin(), a.row(l).end(), std::int64_t{0});
-  }
   // Sends may run handlers, which change counts: announce the input's single-nonzero rows.
   for (std::int64_t l = 0; l < lr; ++l)
     if (a.row(l).size() == 1) announce(topo, l);

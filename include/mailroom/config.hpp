@@ -68,7 +68,9 @@ namespace mailroom {
     "worker 0 runs the main flow, the communication and the handlers, and of the tasks only the " \
     "pieces of the main flow's parallel loops, so that a long task never holds up the PE's "      \
     "messages), shared (worker 0 also runs any task when it has nothing else to do: a worker "    \
-    "more for tasks, but a long task on it stops the PE's communication). With one worker, "      \
+    "more for tasks, but a long task on it stops the PE's communication), thread (a thread more " \
+    "runs the communication and the handlers whenever the main flow is not in a mailroom call, "  \
+    "with any number of workers; needs MPI_THREAD_SERIALIZED). Otherwise, with one worker, "      \
     "mailroom calls, and mailroom::progress() in long loops, move the messages")                  \
   X(watchdog, "MAILROOM_WATCHDOG", count, 300,                                                    \
     "seconds a wait may make no progress before every stuck PE reports what it waits for and "    \
@@ -108,8 +110,8 @@ enum class routing : std::uint64_t { automatic = 0, direct = 1, node = 2, mesh =
 /// "auto", "direct", "node" or "mesh".
 [[nodiscard]] const char* routing_name(std::uint64_t r) noexcept;
 /// MAILROOM_PROGRESS's values (config::progress).
-enum class progress_mode : std::uint64_t { dedicated = 0, shared = 1 };
-/// "dedicated" or "shared".
+enum class progress_mode : std::uint64_t { dedicated = 0, shared = 1, thread = 2 };
+/// "dedicated", "shared" or "thread".
 [[nodiscard]] const char* progress_mode_name(std::uint64_t m) noexcept;
 
 /// The runtime configuration, read from the environment at start-up. One std::uint64_t field

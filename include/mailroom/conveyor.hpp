@@ -128,6 +128,9 @@ class conveyor {
   void flush() { core_.flush(false); }
 
  private:
+  // Under MAILROOM_PROGRESS=thread, the main flow's turn as worker 0 for the conveyor's life: its
+  // push, pull and advance move its traffic, and the progress thread stands by meanwhile.
+  detail::runtime_turn turn_;
   detail::conveyor_core core_;
   int pes_ = detail::conveyor_core::job_pes();
   const std::byte* cursor_ = nullptr;

@@ -61,6 +61,7 @@ struct future_state {
   [[nodiscard]] bool ready() const noexcept { return is_set.load(std::memory_order_acquire); }
   template <class... V>
   void set(V&&... v) {
+    const runtime_turn turn;  // (MAILROOM_PROGRESS=thread: the main flow's)
     MAILROOM_CHECK(t_worker <= 0,
                    "promise: a value set from a task on worker {}: continuations run on worker "
                    "0; return the value from mailroom::async instead",
@@ -81,6 +82,7 @@ struct future_state {
     for (auto& f : rest) f();
   }
   void on_ready(callback f) {
+    const runtime_turn turn;
     MAILROOM_CHECK(t_worker <= 0,
                    "then() or when_all() called from a task on worker {}: continuations are "
                    "attached and run on worker 0; from a task, get() the value instead",

@@ -92,6 +92,7 @@ void send_gather_requests(Selector& sel, std::span<const I> indices, std::span<T
 template <class T, class I, class Where = cyclic>
 void gather(symmetric_array<T> table, std::span<const I> indices, std::span<T> out,
             Where where = {}) {
+  const detail::runtime_turn turn;
   detail::gather_selector<T> sel{mailbox<detail::gather_request>(detail::gather_answer<T>{table}),
                                  mailbox<detail::gather_reply<T>>(detail::gather_store<T>{out})};
   detail::send_gather_requests(sel, indices, out, where);
@@ -103,6 +104,7 @@ void gather(symmetric_array<T> table, std::span<const I> indices, std::span<T> o
 template <class T, class I, class Where = cyclic>
 [[nodiscard]] future<void> gather_async(symmetric_array<T> table, std::span<const I> indices,
                                         std::span<T> out, Where where = {}) {
+  const detail::runtime_turn turn;
   using sel_type = detail::gather_selector<T>;
   auto sel =
       std::make_unique<sel_type>(mailbox<detail::gather_request>(detail::gather_answer<T>{table}),

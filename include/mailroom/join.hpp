@@ -92,8 +92,8 @@ class join {
   using lists = std::tuple<std::vector<std::pair<Ts, pe>>...>;
 
   std::unique_lock<std::mutex> guard() const {
-    return detail::workers() > 1 ? std::unique_lock<std::mutex>(mutex_)
-                                 : std::unique_lock<std::mutex>();
+    return detail::threads_share_pe() ? std::unique_lock<std::mutex>(mutex_)
+                                      : std::unique_lock<std::mutex>();
   }
 
   template <std::size_t I, class T, class Sel>
@@ -167,8 +167,15 @@ class join {
     bound_ = &self;
     selector_id_ = self.ref().id();
     // Once the selector has terminated here, nothing more can arrive: what still waits is
-    // unmatched for ever.
-    detail::notify(self.finished_future(), detail::callback([this] { check_unmatched(); }));
+    // unmatched for ever. (Futures are worker 0's: a pool worker that handled the first message,
+    // or the main flow beside a progress thread, hands the watch to it.)
+    auto watch = [this, &self] {
+      detail::notify(self.finished_future(), detail::callback([this] { check_unmatched(); }));
+    };
+    if (detail::t_worker > 0)
+      detail::complete_on_runtime_thread(detail::callback(watch));
+    else
+      watch();
   }
 
   void check_unmatched() {

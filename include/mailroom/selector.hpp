@@ -59,6 +59,7 @@ class selector : detail::blocked_sends {
   // (The call site goes to functions out of line: a call_site object here, inlined into the
   // function that sends, cost the send loop of index-gather an instruction per message.)
   selector(const graph& g, Specs... specs, source_location loc = source_location::current()) {
+    const detail::runtime_turn turn;
     detail::scheduler::check_running("mailroom::selector", loc);
     pes_ = num_pes();
     build(std::index_sequence_for<Specs...>{}, loc, std::move(specs)...);
@@ -74,6 +75,7 @@ class selector : detail::blocked_sends {
   /// Over team t, with termination graph g.
   selector(const team& t, const graph& g, Specs... specs,
            source_location loc = source_location::current()) {
+    const detail::runtime_turn turn;
     detail::scheduler::check_running("mailroom::selector", loc);
     pes_ = num_pes();
     if (detail::over_world(t)) {
@@ -93,7 +95,10 @@ class selector : detail::blocked_sends {
   selector(const selector&) = delete;
   selector& operator=(const selector&) = delete;
   /// Ends this PE's stream to every entry not yet done, and waits for termination.
-  ~selector() { core_.reset(); }
+  ~selector() {
+    turn_.take();
+    core_.reset();
+  }
 
  private:
   struct no_such_mailbox {
@@ -280,7 +285,7 @@ class selector : detail::blocked_sends {
   /// Sends every partly filled buffer of this selector now: latency over aggregation (e.g.
   /// before yield()ing for a reply). Sending continues normally afterwards.
   void flush() {
-    if (detail::t_worker > 0) detail::check_runtime_thread("selector::flush");
+    const detail::runtime_turn turn("selector::flush");
     [this]<std::size_t... I>(std::index_sequence<I...>) {
       (std::get<I>(boxes_)->conveyor.flush(true), ...);
     }(std::index_sequence_for<Specs...>{});
@@ -540,7 +545,9 @@ class selector : detail::blocked_sends {
     }
   }
 
-  // (The team first: its routes outlive the mailboxes.)
+  // (The turn first, then the team: the members go in the destructor's turn, and the team's
+  // routes outlive the mailboxes.)
+  detail::runtime_turn turn_{detail::deferred_turn};
   std::optional<team> team_;
   std::tuple<std::unique_ptr<detail::mailbox_impl<Specs, selector>>...> boxes_;
   std::unique_ptr<detail::selector_core> core_;

@@ -29,7 +29,10 @@ namespace mailroom {
 /// The workers of this PE (MAILROOM_WORKERS).
 [[nodiscard]] inline int num_workers() noexcept { return detail::workers(); }
 /// The worker that runs this code: 0 for the PE's own thread, 1..num_workers()-1 for the others.
-[[nodiscard]] inline int this_worker() noexcept { return detail::t_worker; }
+/// (The progress thread, MAILROOM_PROGRESS=thread, is worker 0 too: it runs worker 0's handlers.)
+[[nodiscard]] inline int this_worker() noexcept {
+  return detail::t_main_flow ? 0 : detail::t_worker;
+}
 
 namespace detail {
 template <class F>

@@ -68,7 +68,7 @@ bool parse_config_value(const char* kind, const std::string& text, std::uint64_t
   if (std::strcmp(kind, "routing") == 0)
     return parse_name(text, routing_name, static_cast<std::uint64_t>(routing::mesh), out);
   if (std::strcmp(kind, "progress") == 0)
-    return parse_name(text, progress_mode_name, static_cast<std::uint64_t>(progress_mode::shared),
+    return parse_name(text, progress_mode_name, static_cast<std::uint64_t>(progress_mode::thread),
                       out);
   std::size_t i = 0;
   std::uint64_t v = 0;
@@ -129,6 +129,8 @@ const char* progress_mode_name(std::uint64_t m) noexcept {
       return "dedicated";
     case progress_mode::shared:
       return "shared";
+    case progress_mode::thread:
+      return "thread";
   }
   return "?";
 }

@@ -23,6 +23,7 @@ MAILROOM_PE_LOCAL(g_started);
 // and complete) and returns a ready future.
 template <class Start>
 future<void> launch(const team& t, const char* what, bool wait, Start start) {
+  const runtime_turn turn;
   MAILROOM_CHECK(!scheduler::in_handler(),
                  "{} called from a handler: collectives are started by every member in the same "
                  "order from user code",

@@ -51,7 +51,7 @@ void trace_operation(const op_label& label) {
 // Not tested when started: each test is a pass of MPI's progress engine over everything in
 // flight, so testing at each start would cost the square of what is in flight.
 future<void> track(std::unique_ptr<transport::request> req, const op_label& label) {
-  if (t_worker > 0) check_runtime_thread(label.what);
+  const runtime_turn turn(label.what);
   auto op = std::allocate_shared<request_op>(pool_allocator<request_op>(), std::move(req), label);
   future<void> f = request_op::get_future(op);
   engine::pending.push_back(std::move(op));

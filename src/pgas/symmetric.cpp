@@ -271,6 +271,7 @@ void stop_heap() noexcept {
 }  // namespace
 
 void* symmetric_allocate(std::size_t bytes, std::size_t align) {
+  const runtime_turn turn;
   MAILROOM_CHECK(runtime_exists(),
                  "symmetric_array created before mailroom::runtime exists (construct "
                  "`mailroom::runtime rt(argc, argv);` first)");
@@ -363,27 +364,33 @@ std::size_t offset_of(const void* p) {
 }  // namespace
 
 void symmetric_get(int pe, const void* p, void* out, std::size_t bytes) {
+  const runtime_turn turn;
   window_for(pe).get(pe, offset_of(p), out, bytes);
 }
 void symmetric_put(int pe, void* p, const void* in, std::size_t bytes) {
+  const runtime_turn turn;
   window_for(pe).put(pe, offset_of(p), in, bytes);
 }
 std::uint64_t symmetric_atomic(int pe, void* p, elem_type type, atomic_op op, std::uint64_t operand,
                                std::uint64_t compare) {
+  const runtime_turn turn;
   return window_for(pe).atomic(pe, offset_of(p), type, op, operand, compare);
 }
 std::unique_ptr<transport::request> symmetric_start_get(int pe, const void* p, void* out,
                                                         std::size_t bytes) {
+  const runtime_turn turn;
   return window_for(pe).start_get(pe, offset_of(p), out, bytes);
 }
 std::unique_ptr<transport::request> symmetric_start_put(int pe, void* p, const void* in,
                                                         std::size_t bytes) {
+  const runtime_turn turn;
   return window_for(pe).start_put(pe, offset_of(p), in, bytes);
 }
 std::unique_ptr<transport::request> symmetric_start_atomic(int pe, void* p, elem_type type,
                                                            atomic_op op, std::uint64_t operand,
                                                            std::uint64_t compare,
                                                            std::uint64_t* result) {
+  const runtime_turn turn;
   return window_for(pe).start_atomic(pe, offset_of(p), type, op, operand, compare, result);
 }
 
@@ -408,7 +415,7 @@ void one_sided_out_of_range(const char* op, int pe, std::size_t i, std::size_t n
 }
 
 void quiet() {
-  if (t_worker > 0) check_runtime_thread("mailroom::quiet (or fence)");
+  const runtime_turn turn("mailroom::quiet (or fence)");
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (g_window != nullptr) g_window->flush_all();
 }

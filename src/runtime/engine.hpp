@@ -21,6 +21,10 @@ namespace mailroom::detail {
 /// The team's group of the transport (for the termination of cycles among its members).
 [[nodiscard]] transport::group& group_of(const team& t);
 
+/// This thread is the PE's progress thread (MAILROOM_PROGRESS=thread): its idle polls are no
+/// wait of the program's, so the watchdog does not count them.
+inline constinit thread_local bool t_progress_thread = false;
+
 struct engine : scheduler {
   /// Worker 0 drains pool workers' staged sends (MAILROOM_WORKERS > 1).
   static bool staging_in_use;

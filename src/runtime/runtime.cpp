@@ -25,6 +25,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/core.h>
@@ -82,11 +83,13 @@ void report_node_load(const node_load& l, const mailroom::config& cfg, const cha
   const bool crowded = l.crowded();
   const bool warn = crowded && l.threads > l.pes && transport::layout().node_rank == 0;
   if (!warn && !(cfg.verbose > 0 && transport::rank() == 0)) return;
-  std::string line = fmt::format("node {}: {} thread{} (the workers of its {} PE{}) on {} core{}",
+  const bool thread = worker0 != nullptr && std::string_view(worker0) == "thread";
+  std::string line = fmt::format("node {}: {} thread{} (the workers{} of its {} PE{}) on {} core{}",
                                  transport::layout().node, l.threads, l.threads == 1 ? "" : "s",
-                                 l.pes, l.pes == 1 ? "" : "s", l.cores, l.cores == 1 ? "" : "s");
+                                 thread ? " and progress threads" : "", l.pes,
+                                 l.pes == 1 ? "" : "s", l.cores, l.cores == 1 ? "" : "s");
   if (l.workers > l.own_cores)
-    line += fmt::format("; PE {} has {} workers but may run on {} core{} only (its CPU affinity)",
+    line += fmt::format("; PE {} has {} threads but may run on {} core{} only (its CPU affinity)",
                         transport::rank(), l.workers, l.own_cores, l.own_cores == 1 ? "" : "s");
   const std::string progress =
       worker0 == nullptr ? "" : fmt::format(", MAILROOM_PROGRESS={}", worker0);
@@ -101,7 +104,8 @@ void report_node_load(const node_load& l, const mailroom::config& cfg, const cha
   if (warn) {
     line += l.workers > l.own_cores
                 ? ". Launch with `mpirun --bind-to none` or `--map-by slot:PE=N` "
-                  "(scripts/mpirun.sh does when it sees MAILROOM_WORKERS or --workers)"
+                  "(scripts/mpirun.sh does when it sees MAILROOM_WORKERS, --workers or "
+                  "MAILROOM_PROGRESS=thread)"
                 : ". Fewer PEs or workers per node would run faster";
     std::fprintf(stderr, "mailroom: warning: %s\n", line.c_str());
   } else {
@@ -166,18 +170,22 @@ void start(int* argc, char*** argv, communicator comm) {
   MAILROOM_CHECK(!g_runtime_exists,
                  "a second mailroom::runtime was constructed; create one per "
                  "program");
-  transport::init(argc, argv, comm.is_world(), comm.fortran_handle());
+  // (Read again with the rest of the configuration below; MPI's thread level is chosen first.)
+  const char* progress_env = std::getenv("MAILROOM_PROGRESS");
+  transport::init(argc, argv, comm.is_world(), comm.fortran_handle(),
+                  progress_env != nullptr && std::string_view(progress_env) == "thread");
   mailroom::config cfg = agreed_configuration();
   const auto workers = static_cast<int>(std::min<std::uint64_t>(cfg.workers, 1u << 20));
-  const node_load load = measure_node_load(workers);
+  const bool progress_thread = cfg.progress == static_cast<std::uint64_t>(progress_mode::thread);
+  const node_load load = measure_node_load(workers + (progress_thread ? 1 : 0));
   if (std::getenv("MAILROOM_IDLE_SLEEP_NS") == nullptr && load.crowded())
     cfg.idle_sleep_ns = k_oversubscribed_idle_sleep_ns;
   detail::set_current_config(cfg);
   transport::group::world().reduce_within_node(cfg.node_reduce_bytes);
   if (cfg.verbose > 0 && transport::rank() == 0) {
-    std::fprintf(stderr, "mailroom: %d PEs on %d node(s), %s\nmailroom configuration:\n%s",
+    std::fprintf(stderr, "mailroom: %d PEs on %d node(s), %s (%s)\nmailroom configuration:\n%s",
                  transport::size(), transport::layout().nodes, transport::library_version().c_str(),
-                 cfg.describe().c_str());
+                 transport::thread_level(), cfg.describe().c_str());
   }
   detail::finalize_lambda_registry();
   detail::exchange::start();
@@ -203,10 +211,25 @@ void start(int* argc, char*** argv, communicator comm) {
                    "thread in the process)",
                    workers);
   }
+  if (progress_thread) {
+    MAILROOM_CHECK(!simulated(),
+                   "MAILROOM_PROGRESS=thread: the simulated machine runs every PE on one thread; "
+                   "use dedicated or shared there");
+    MAILROOM_CHECK(transport::threads_allowed(true),
+                   "MAILROOM_PROGRESS=thread needs MPI initialised with MPI_THREAD_SERIALIZED at "
+                   "least (the progress thread and the main flow call MPI by turns); the program "
+                   "initialised it with {}",
+                   transport::thread_level());
+  }
   const bool dedicated = cfg.progress == static_cast<std::uint64_t>(progress_mode::dedicated);
-  report_node_load(load, cfg, workers > 1 ? (dedicated ? "dedicated" : "shared") : nullptr);
-  detail::start_workers({workers, dedicated, load.crowded()});
-  detail::engine::staging_in_use = workers > 1;
+  report_node_load(load, cfg,
+                   progress_thread ? "thread"
+                   : workers > 1   ? (dedicated ? "dedicated" : "shared")
+                                   : nullptr);
+  detail::engine::staging_in_use = workers > 1 || progress_thread;
+  detail::start_workers({workers, dedicated, load.crowded(), progress_thread});
+  // (With a progress thread the main flow is worker 0 only in its turns, as in any runtime call.)
+  const detail::runtime_turn turn;
   transport::barrier();
   detail::trace::start(transport::rank(), transport::size());
   transport::set_progress_hooks(
@@ -274,6 +297,7 @@ double wtime() noexcept {
 void yield(source_location loc) {
   const detail::call_site here(loc);
   detail::scheduler::check_running("mailroom::yield");
+  const detail::runtime_turn turn;  // (the main flow beside a progress thread polls too)
   // On a pool worker: another task, if one is queued.
   if (detail::t_worker > 0) {
     detail::publish_staged();  // (what it waits for may need what it sent)
@@ -319,6 +343,7 @@ void progress_poll(source_location where) {
 
 void barrier(source_location loc) {
   const detail::call_site here(loc);
+  const detail::runtime_turn turn;
   detail::scheduler::check_running("mailroom::barrier");
   MAILROOM_CHECK(!detail::scheduler::in_handler(),
                  "barrier() called from a handler: handlers "
@@ -342,6 +367,7 @@ void quiesce(source_location loc) {
   const detail::call_site here(loc);
   using detail::engine;
   using detail::scheduler;
+  const detail::runtime_turn turn;
   scheduler::check_running("mailroom::quiesce");
   MAILROOM_CHECK(!scheduler::in_handler(),
                  "quiesce() called from a handler: handlers must "
@@ -397,6 +423,7 @@ statistics& statistics::operator-=(const statistics& o) {
 }
 
 statistics stats() {
+  const detail::runtime_turn turn;
   detail::scheduler::check_running("mailroom::stats");
   return detail::exchange::get().totals();
 }
@@ -406,7 +433,10 @@ std::size_t buffer_payload_bytes() noexcept {
                                      : 0;
 }
 
-std::string mpi_library() { return transport::library_version(); }
+std::string mpi_library() {
+  const detail::runtime_turn turn;
+  return transport::library_version();
+}
 int num_nodes() noexcept {
   if (MAILROOM_UNLIKELY(!g_runtime_exists)) before_runtime("mailroom::num_nodes()");
   return transport::layout().nodes;
@@ -415,9 +445,13 @@ int routing_node(pe p) {
   detail::scheduler::check_running("mailroom::routing_node");
   return detail::exchange::get().node_of(p.rank());
 }
-double round_trip_seconds(int batches) { return transport::round_trip_seconds(batches); }
+double round_trip_seconds(int batches) {
+  const detail::runtime_turn turn;
+  return transport::round_trip_seconds(batches);
+}
 
 aggregation_report aggregation() {
+  const detail::runtime_turn turn;
   detail::scheduler::check_running("mailroom::aggregation");
   const detail::exchange& ex = detail::exchange::get();
   return {ex.link_credits(), ex.shared_slots(), ex.node_capacity(), ex.peak_pool_bytes()};

@@ -177,7 +177,8 @@ bool engine::progress() {
     return true;
   }
   ++idle_polls;
-  if (current_config().watchdog > 0 || current_config().warn_after > 0) watch_idle();
+  if ((current_config().watchdog > 0 || current_config().warn_after > 0) && !t_progress_thread)
+    watch_idle();
   exchange::get().idle_poll(true);
   return false;
 }
@@ -287,10 +288,12 @@ bool scheduler::progress_blocked() {
 void add_pending(std::shared_ptr<pending_op> op) { engine::pending.push_back(std::move(op)); }
 
 void begin_finish_scope() {
+  const runtime_turn turn;
   if (t_worker <= 0) engine::finish_scopes.emplace_back();
 }
 
 void end_finish_scope(bool wait) {
+  const runtime_turn turn;
   if (t_worker > 0) return;
   if (wait) {
     // wait() may not remove scope entries (only destructors do), so iterate over a copy.
@@ -399,6 +402,7 @@ struct selector_core::cold {
 };
 
 bool selector_core::finished() const noexcept {
+  const runtime_turn turn;
   return s_->finished_count_ == s_->components_.size();
 }
 
@@ -473,7 +477,7 @@ selector_core::~selector_core() {
 
 void selector_core::set_name(std::string_view name) {
   // (From user code only: a wait in progress holds its name, s_->waiting_name_, by pointer.)
-  check_runtime_thread("name()");
+  const runtime_turn turn("name()");
   MAILROOM_CHECK(!scheduler::in_handler(),
                  "name() called from inside a handler: name a {} from "
                  "user code, outside its waits",
@@ -492,7 +496,7 @@ std::string selector_core::box_label(std::size_t m) const {
 
 void selector_core::done(int m, source_location where) {
   const call_site here(where);
-  check_runtime_thread("done()");
+  const runtime_turn turn("done()");
   MAILROOM_CHECK(m >= 0 && m < mailboxes(), "done({}): mailbox id out of range [0, {}) of this {}",
                  m, mailboxes(), s_->kind_);
   const auto mi = static_cast<std::size_t>(m);
@@ -796,7 +800,7 @@ const selector_core* selector_core::feeder_running() const noexcept {
 
 void selector_core::receives_from(std::uint64_t upstream, source_location where) {
   const call_site here(where);
-  check_runtime_thread("receives_from()");
+  const runtime_turn turn("receives_from()");
   const selector_core* up = live_selector(upstream);
   MAILROOM_CHECK(up != nullptr, "{} #{}: receives_from a selector that no longer lives", s_->kind_,
                  id_);
@@ -963,6 +967,7 @@ bool selector_core::handle_arrivals(std::size_t m, std::size_t budget) {
 }
 
 void selector_core::set_priority(int m, int priority) {
+  const runtime_turn turn;
   MAILROOM_CHECK(m >= 0 && m < mailboxes(),
                  "priority({}): mailbox id out of range [0, {}) of "
                  "this {}",
@@ -973,7 +978,7 @@ void selector_core::set_priority(int m, int priority) {
 }
 
 void selector_core::set_enabled(int m, bool enabled) {
-  check_runtime_thread(enabled ? "enable()" : "disable()");
+  const runtime_turn turn(enabled ? "enable()" : "disable()");
   MAILROOM_CHECK(m >= 0 && m < mailboxes(), "{}({}): mailbox id out of range [0, {}) of this {}",
                  enabled ? "enable" : "disable", m, mailboxes(), s_->kind_);
   MAILROOM_CHECK(enabled || !mailbox_finished(m),
@@ -984,6 +989,7 @@ void selector_core::set_enabled(int m, bool enabled) {
 }
 
 bool selector_core::enabled(int m) const {
+  const runtime_turn turn;
   MAILROOM_CHECK(m >= 0 && m < mailboxes(),
                  "enabled({}): mailbox id out of range [0, {}) of "
                  "this {}",
@@ -1067,12 +1073,14 @@ bool selector_core::step_ring() {
 }
 
 future<void> selector_core::finished_future() {
+  const runtime_turn turn;
   if (finished()) return make_ready_future();
   if (s_->finished_promise_ == nullptr) s_->finished_promise_ = std::make_unique<promise<void>>();
   return s_->finished_promise_->get_future();
 }
 
 void selector_core::wait(source_location where) {
+  const runtime_turn turn;
   const call_site here(where);
   MAILROOM_CHECK(!scheduler::in_handler(),
                  "wait() called from inside a handler: handlers must "

@@ -66,9 +66,12 @@ team_state::team_state(std::unique_ptr<transport::group> g, std::uint32_t team_i
       id(team_id) {}
 
 team_state::~team_state() {
-  if (id == 0) return;
-  g_team_ids[id / 64] &= ~(std::uint64_t{1} << (id % 64));
-  g_next_mailbox[id] = mailboxes;
+  const runtime_turn turn;  // (the group goes in it too)
+  if (id != 0) {
+    g_team_ids[id / 64] &= ~(std::uint64_t{1} << (id % 64));
+    g_next_mailbox[id] = mailboxes;
+  }
+  own.reset();
 }
 
 team_lanes next_team_mailbox(const team& t) {
@@ -101,6 +104,7 @@ team team::world() {
 }
 
 team team::split(int colour, int key, source_location loc) const {
+  const detail::runtime_turn turn;
   const detail::call_site here(loc);
   MAILROOM_CHECK(!detail::scheduler::in_handler(),
                  "team::split called from a handler: it is collective and blocks");

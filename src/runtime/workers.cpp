@@ -76,6 +76,14 @@ struct pool {
   int n = 1;
   bool dedicated = true;        // worker 0 runs no task (worker_plan)
   bool oversubscribed = false;  // waits yield at once (worker_plan)
+  // MAILROOM_PROGRESS=thread: the slot of the main flow's thread (n: after the pool workers'),
+  // which acts as worker 0 only in its turns; 0 without a progress thread.
+  int main_slot = 0;
+  // Whoever holds it acts as worker 0 (the progress thread between the main flow's turns).
+  std::mutex baton;
+  std::atomic<int> want{0};  // the main flow waits for a turn, or has one: the thread stands by
+  std::atomic<bool> stop_progress{false};
+  std::thread progress;
   std::vector<std::unique_ptr<worker_state>> w;
   std::vector<std::thread> threads;
   std::atomic<bool> stop{false};
@@ -110,6 +118,8 @@ MAILROOM_PE_LOCAL(t_handler_task);
 MAILROOM_PE_LOCAL(t_in_task);
 
 thread_local std::uint64_t t_seen_epoch = 0;
+// The main flow's own sending context, kept while it has a turn as worker 0.
+thread_local std::uint8_t t_sender_from = 0;
 // The stagings in which this worker has an open block.
 thread_local std::vector<staging*> t_open;
 // The mailboxes to which this pool worker has published blocks to its own PE: it handles them
@@ -159,8 +169,10 @@ void check_publish() {
 }
 
 // A pool worker looking for work handles the blocks it sent to its own PE (any worker's blocks
-// of those mailboxes), in its cache; true if it handled any.
+// of those mailboxes), in its cache; true if it handled any. Not the main flow beside a progress
+// thread: handlers run on worker 0 there, one at a time, as they would without the thread.
 bool help_locals() {
+  if (t_main_flow) return false;
   bool any = false;
   for (std::size_t k = 0; k < t_local_boxes.size();) {
     mailbox_base* box = t_local_boxes[k];
@@ -191,8 +203,8 @@ task* find_task() {
   worker_state& mine = *p.w[me];
   // A pool worker takes handlers' tasks first: they hold buffers that arrived (a concurrent
   // mailbox's), and their mailbox takes in no more until they have run. Worker 0 runs them from
-  // its progress engine, not from user code.
-  if (me != 0)
+  // its progress engine, not from user code (nor does the main flow beside a progress thread).
+  if (me != 0 && !t_main_flow)
     if (task* t = pop_front_of(p.hq_m, p.hq, p.hq_size)) return t;
   if (mine.size.load(std::memory_order_relaxed) > 0) {
     const std::lock_guard lock(mine.m);
@@ -313,6 +325,84 @@ void worker_main(int k) {
   publish_own();
 }
 
+// MAILROOM_PROGRESS=thread. The main flow's turn as worker 0: what it staged goes to worker 0
+// first (its sends before the call stay before what the call does), then it holds the baton.
+thread_local bool t_in_turn = false;
+void enter_turn() {
+  pool& p = *g_pool;
+  t_local_boxes.clear();  // (worker 0 handles them; a selector may go in this turn)
+  publish_own();
+  p.want.fetch_add(1, std::memory_order_acq_rel);
+  p.baton.lock();
+  t_sender_from = scheduler::sending_from;
+  t_worker = 0;
+  scheduler::sending_from = scheduler::k_from_user;
+  t_in_turn = true;
+  // Into the aggregation buffers: the call sees the flow's sends where it would without a
+  // progress thread (a flush() ships them).
+  for (std::size_t i = 0; i < engine::live.size(); ++i) engine::live[i]->drain_staged();
+}
+void leave_turn() noexcept {
+  pool& p = *g_pool;
+  t_in_turn = false;
+  scheduler::sending_from = t_sender_from;
+  t_worker = p.main_slot;
+  p.baton.unlock();
+  p.want.fetch_sub(1, std::memory_order_release);
+}
+
+// Polls of the progress thread that found nothing: it spins (not on a crowded node), then
+// yields, then naps between polls. On the way to its naps it ships the partly filled buffers once
+// (as a wait does after MAILROOM_IDLE_FLUSH idle polls): a PE that computes keeps nothing back
+// for long. (Tried: naps doubling up to 80-320 us, which cost the computation less but left a
+// bandwidth-bound exchange beside it 1.2-1.3x slower; and shipping every MAILROOM_IDLE_FLUSH
+// idle polls, which sent more part-filled buffers for nothing.)
+constexpr std::uint32_t k_progress_spins = 256, k_progress_yields = 64, k_progress_nap_us = 20;
+
+// The progress thread: worker 0 whenever the main flow is not in a runtime call. It runs the
+// progress engine (transport, staged sends, handlers, termination, completions), never a task
+// of the program's. While the main flow has its turn, it sleeps on the baton (waking every few
+// microseconds to look would take the core from the flow on a crowded node: a latency-bound
+// exchange in the flow's waits ran 2-3x slower).
+void progress_main() {
+  t_progress_thread = true;
+  t_worker = 0;
+  scheduler::sending_from = scheduler::k_from_user;
+  pool& p = *g_pool;
+  const std::uint32_t spins = p.oversubscribed ? 0 : k_progress_spins;
+  const std::uint32_t naps_from = spins + k_progress_yields;
+  std::uint32_t idle = 0;
+  bool shipped = false;  // the partly filled buffers, since the last poll that found work
+  while (!p.stop_progress.load(std::memory_order_acquire)) {
+    if (p.want.load(std::memory_order_acquire) > 0) {
+      // (Given back at once once it has it: the flow may want the next turn.)
+      const std::lock_guard sleep_through(p.baton);
+      continue;
+    }
+    bool any = false;
+    {
+      const std::unique_lock turn(p.baton, std::try_to_lock);
+      if (!turn.owns_lock()) continue;
+      any = engine::progress();
+      if (!any && !shipped && idle >= naps_from && current_config().idle_flush > 0) {
+        engine::flush_idle();
+        shipped = true;
+      }
+    }
+    if (any) {
+      idle = 0;
+      shipped = false;
+    } else if (++idle <= spins) {
+      cpu_pause();
+    } else if (idle <= naps_from) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(k_progress_nap_us));
+      idle = naps_from + 1;
+    }
+  }
+}
+
 void wake_all() {
   pool& p = *g_pool;
   if (p.sleepers.load(std::memory_order_relaxed) > 0) {
@@ -325,6 +415,21 @@ void wake_all() {
 
 int workers() noexcept { return g_pool != nullptr ? g_pool->n : 1; }
 
+bool threads_share_pe() noexcept {
+  return g_pool != nullptr && (g_pool->n > 1 || g_pool->main_slot > 0);
+}
+
+bool take_turn() {
+  pool* p = g_pool;
+  if (p == nullptr || p->main_slot == 0 || t_worker != p->main_slot || t_in_turn || t_in_task > 0 ||
+      t_handler_task)
+    return false;
+  enter_turn();
+  return true;
+}
+
+void end_turn() noexcept { leave_turn(); }
+
 void start_workers(const worker_plan& plan) {
   const int n = plan.workers;
   MAILROOM_CHECK(n >= 1 && n <= 1024, "MAILROOM_WORKERS={}: give 1 to 1024 workers per PE", n);
@@ -332,15 +437,34 @@ void start_workers(const worker_plan& plan) {
   g_pool->n = n;
   g_pool->dedicated = plan.dedicated;
   g_pool->oversubscribed = plan.oversubscribed;
-  for (int k = 0; k < n; ++k) g_pool->w.push_back(std::make_unique<worker_state>());
+  // With a progress thread, the main flow has a slot of its own (its deque and its staging)
+  // after the pool workers'.
+  g_pool->main_slot = plan.progress_thread ? n : 0;
+  for (int k = 0; k < n + (plan.progress_thread ? 1 : 0); ++k)
+    g_pool->w.push_back(std::make_unique<worker_state>());
   t_worker = 0;
   scheduler::sending_from = scheduler::k_from_user;
   for (int k = 1; k < n; ++k) g_pool->threads.emplace_back(worker_main, k);
+  if (plan.progress_thread) {
+    t_main_flow = true;
+    t_worker = g_pool->main_slot;
+    scheduler::sending_from = scheduler::k_from_worker_user;
+    g_pool->progress = std::thread(progress_main);
+  }
 }
 
 void stop_workers() {
   if (g_pool == nullptr) return;
   join(g_pool->root, "the end of the runtime: tasks spawned outside any finish");
+  if (g_pool->main_slot > 0) {
+    // The main flow is worker 0 alone from now on.
+    publish_own();
+    g_pool->stop_progress.store(true, std::memory_order_release);
+    g_pool->progress.join();
+    t_main_flow = false;
+    t_worker = 0;
+    scheduler::sending_from = scheduler::k_from_user;
+  }
   g_pool->stop.store(true, std::memory_order_release);
   {
     const std::lock_guard lock(g_pool->sleep_m);
@@ -393,6 +517,16 @@ void spawn(task* t) {
 
 bool run_one_task() {
   if (g_pool == nullptr || scheduler::in_handler()) return false;
+  if (t_in_turn) {
+    // The main flow in a wait of its turn (MAILROOM_PROGRESS=thread): it runs the task as a
+    // sender, the progress thread taking in the messages meanwhile, however long it lasts.
+    task* t = find_task();
+    if (t == nullptr) return false;
+    leave_turn();
+    run(t);
+    enter_turn();
+    return true;
+  }
   // With pool workers, worker 0 keeps to the main flow and the communication
   // (MAILROOM_PROGRESS=dedicated): a long task on it would stop the PE taking in buffers, so the
   // pool workers run the tasks. It takes only the pieces of the main flow's own parallel loops,
@@ -463,13 +597,16 @@ bool run_completions() {
 
 void publish_round(const char* what) {
   pool& p = *g_pool;
-  if (p.n == 1) return;
+  if (p.n == 1) return;  // (no pool worker: with a progress thread, the main flow published)
   const std::uint64_t e = p.epoch.fetch_add(1, std::memory_order_acq_rel) + 1;
   if (t_worker > 0) check_publish();
   wake_all();
   stall_clock clock(what);
   backoff wait(p.oversubscribed);
+  // (Not the main flow's slot: it publishes what it staged when it takes a turn, and a mailbox
+  // goes only in one.)
   for (std::size_t k = 1; k < p.w.size(); ++k) {
+    if (static_cast<int>(k) == p.main_slot) continue;
     while (p.w[k]->acked.load(std::memory_order_acquire) < e) {
       if (t_worker == 0) {
         engine::progress_waiting(what);
@@ -524,7 +661,7 @@ void help_until(bool (*ready)(const void*), const void* arg, const char* what) {
 
 // ---- staging ----
 
-staging::staging() : slots_(static_cast<std::size_t>(workers())) {}
+staging::staging() : slots_(g_pool != nullptr ? g_pool->w.size() : 1) {}
 
 staging::~staging() {
   // Every worker gives back its open block of this mailbox first (they send to it no more).
@@ -554,7 +691,9 @@ stage_block* staging::next_block(stage_slot& s, std::uint32_t bytes, bool local)
   if (!t_handler_task && w.published.load(std::memory_order_acquire) > k_max_published) {
     stall_clock clock("a send (worker 0 has not yet taken in this worker's earlier sends)");
     backoff wait(p.oversubscribed);
-    p.looking.fetch_add(1, std::memory_order_relaxed);
+    // (The main flow beside a progress thread runs no handler: it only waits.)
+    const int looking = t_main_flow ? 0 : 1;
+    p.looking.fetch_add(looking, std::memory_order_relaxed);
     while (w.published.load(std::memory_order_acquire) > k_max_published) {
       // Meanwhile it handles its blocks to this PE and runs handlers' tasks (neither waits);
       // each publishes what it staged when it ends, this slot's block too.
@@ -563,7 +702,7 @@ stage_block* staging::next_block(stage_slot& s, std::uint32_t bytes, bool local)
         wait.reset();
         continue;
       }
-      if (task* t = pop_front_of(p.hq_m, p.hq, p.hq_size)) {
+      if (task* t = t_main_flow ? nullptr : pop_front_of(p.hq_m, p.hq, p.hq_size)) {
         run(t);
         clock.reset();
         wait.reset();
@@ -573,7 +712,7 @@ stage_block* staging::next_block(stage_slot& s, std::uint32_t bytes, bool local)
       wait.pause();
       clock.tick();
     }
-    p.looking.fetch_sub(1, std::memory_order_relaxed);
+    p.looking.fetch_sub(looking, std::memory_order_relaxed);
   }
   if (slot != nullptr) publish(std::exchange(slot, nullptr), local);  // (a handler task's)
   if (!s.listed) {

@@ -14,10 +14,14 @@ struct worker_plan {
   bool dedicated = true;
   /// The node's threads outnumber the cores they may run on: waits yield at once, not spin.
   bool oversubscribed = false;
+  /// A progress thread runs worker 0's part between the main flow's runtime calls
+  /// (MAILROOM_PROGRESS=thread); the main flow sends as a pool worker does outside them.
+  bool progress_thread = false;
 };
 /// Starts the workers.
 void start_workers(const worker_plan& plan);
-/// Runs the tasks spawned outside any finish, then stops the threads.
+/// Runs the tasks spawned outside any finish, then stops the threads: this thread is worker 0
+/// alone from then on.
 void stop_workers();
 /// Worker 0's progress engine: runs the handlers' tasks queued now; true if it ran any.
 bool run_handler_tasks();

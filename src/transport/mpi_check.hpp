@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include "mailroom/detail/thread.hpp"
 #include "mailroom/error.hpp"
 #include "transport/transport.hpp"
 
@@ -11,6 +12,9 @@
 
 namespace mailroom::transport::detail {
 [[noreturn]] void mpi_failed(int rc, const char* call, const char* file, int line) noexcept;
+/// Stops the job: an MPI call from a thread that is not worker 0 (MPI's thread level allows
+/// calls from worker 0 only, or from the progress thread and the main flow by turns).
+[[noreturn]] void mpi_off_thread(const char* call, const char* file, int line) noexcept;
 /// mailroom's own duplicate of the communicator the runtime runs on (world by default), from
 /// init to finalize: every collective and window of the transport is on it (or a duplicate), so
 /// that nothing of mailroom's can match the program's own MPI calls.
@@ -36,6 +40,8 @@ void wait_progressing(MPI_Request& req, const char* what);
 
 #define MAILROOM_MPI(call)                                                                \
   do {                                                                                    \
+    if (MAILROOM_UNLIKELY(::mailroom::detail::t_worker > 0))                              \
+      ::mailroom::transport::detail::mpi_off_thread(#call, __FILE__, __LINE__);           \
     const int mailroom_rc_ = (call);                                                      \
     if (MAILROOM_UNLIKELY(mailroom_rc_ != MPI_SUCCESS))                                   \
       ::mailroom::transport::detail::mpi_failed(mailroom_rc_, #call, __FILE__, __LINE__); \

@@ -35,8 +35,12 @@ MAILROOM_PE_LOCAL(g_layout);
 MAILROOM_PE_LOCAL(g_hooks);
 
 // What mailroom needs of MPI's threading: all of its MPI calls come from the thread that
-// constructed the runtime (the worker threads of later versions will hand their sends to it).
+// constructed the runtime (the pool workers hand their sends to it), or with a progress thread
+// (MAILROOM_PROGRESS=thread) from it and that thread by turns. (Not MPI_THREAD_MULTIPLE, which
+// the program's own MPI calls beside a progress thread would need: Open MPI 4.1's one-sided
+// windows through osc/pt2pt refuse it, MPI_ERR_WIN.)
 constexpr int k_thread_level = MPI_THREAD_FUNNELED;
+constexpr int k_thread_level_turns = MPI_THREAD_SERIALIZED;
 
 const char* thread_level_name(int level) {
   switch (level) {
@@ -125,9 +129,17 @@ void mpi_failed(int rc, const char* call, const char* file, int line) noexcept {
   if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) len = 0;
   mailroom::detail::fail_fmt(file, line, "{} failed: {}", call, std::string_view(text, len));
 }
+
+void mpi_off_thread(const char* call, const char* file, int line) noexcept {
+  mailroom::detail::fail_fmt(file, line,
+                             "{} called on worker {}, which may not call MPI: a mailroom call "
+                             "reached MPI outside the main flow's turn (MAILROOM_PROGRESS=thread) "
+                             "or from a pool worker",
+                             call, mailroom::detail::t_worker);
+}
 }  // namespace detail
 
-void init(int* argc, char*** argv, bool world, std::int64_t comm_f) {
+void init(int* argc, char*** argv, bool world, std::int64_t comm_f, bool serialized) {
   if (sim::active()) {
     sim::describe_pe(g_rank, g_size, g_layout);
     mailroom::detail::set_error_rank(g_rank);
@@ -152,11 +164,13 @@ void init(int* argc, char*** argv, bool world, std::int64_t comm_f) {
     setenv("OMPI_MCA_osc", "sm,pt2pt", 0);
 #endif
     int provided = 0;
-    if (MPI_Init_thread(argc, argv, k_thread_level, &provided) != MPI_SUCCESS)
+    const int wanted = serialized ? k_thread_level_turns : k_thread_level;
+    if (MPI_Init_thread(argc, argv, wanted, &provided) != MPI_SUCCESS)
       MAILROOM_FAIL("MPI_Init_thread failed");
     g_we_initialised = true;
-    MAILROOM_CHECK(provided >= k_thread_level, "MPI provides only {}; mailroom needs {}",
-                   thread_level_name(provided), thread_level_name(k_thread_level));
+    MAILROOM_CHECK(provided >= wanted, "MPI provides only {}; mailroom needs {}{}",
+                   thread_level_name(provided), thread_level_name(wanted),
+                   serialized ? " for MAILROOM_PROGRESS=thread" : "");
   } else {
     // The program initialised MPI: any level will do as long as mailroom's calls come from the
     // thread that did (MPI_THREAD_SINGLE and FUNNELED both promise that much).
@@ -235,11 +249,18 @@ void abort(int code) noexcept {
   std::_Exit(code);
 }
 
-bool threads_allowed() {
+bool threads_allowed(bool serialized) {
   if (sim::active()) return false;
   int provided = MPI_THREAD_SINGLE;
   MPI_Query_thread(&provided);
-  return provided >= MPI_THREAD_FUNNELED;
+  return provided >= (serialized ? k_thread_level_turns : k_thread_level);
+}
+
+const char* thread_level() {
+  if (sim::active()) return "none (the simulated machine)";
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  return thread_level_name(provided);
 }
 
 std::string library_version() {

@@ -21,14 +21,21 @@ namespace mailroom::transport {
 /// Initialises MPI (unless the program already did: then its thread level is checked) and
 /// duplicates the communicator to run on: MPI_COMM_WORLD, or unless `world` the one whose Fortran
 /// handle (MPI_Comm_c2f) is `comm_f`. mailroom's traffic and collectives use the duplicate only;
-/// the program's communicators keep their error handlers and tags. Called by the runtime.
-void init(int* argc, char*** argv, bool world = true, std::int64_t comm_f = 0);
+/// the program's communicators keep their error handlers and tags. `serialized`: mailroom's MPI
+/// calls will come from two threads by turns (MPI_THREAD_SERIALIZED), not from one
+/// (MPI_THREAD_FUNNELED).
+/// Called by the runtime.
+void init(int* argc, char*** argv, bool world = true, std::int64_t comm_f = 0,
+          bool serialized = false);
 /// Frees the duplicate; finalises MPI if init() initialised it.
 void finalize();
 [[nodiscard]] bool initialized() noexcept;
 /// Whether MPI's thread level lets the process have threads besides the one that calls MPI
-/// (MPI_THREAD_FUNNELED or more; false on the simulated machine).
-[[nodiscard]] bool threads_allowed();
+/// (MPI_THREAD_FUNNELED or more; false on the simulated machine), or with `serialized` lets two
+/// threads call MPI by turns (MPI_THREAD_SERIALIZED or more).
+[[nodiscard]] bool threads_allowed(bool serialized = false);
+/// The thread level MPI provides ("MPI_THREAD_FUNNELED", ...).
+[[nodiscard]] const char* thread_level();
 
 /// What the transport's blocking calls ask of the layers above: whether this PE has mailroom
 /// state that a peer may need it to move, and one poll of the progress engine (handlers

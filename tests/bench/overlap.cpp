@@ -16,7 +16,7 @@
 // compute; every request was answered exactly once, with the owner's value; every bulk message
 // arrived once, with its content.
 // Usage: MAILROOM_WORKERS=2 scripts/mpirun.sh -n 2 build/tests/bench/overlap
-//          [--bulk MIB] [rounds] [batch] [tasks] [task_work] [reps]
+//          [--bulk MIB] [--no-progress] [rounds] [batch] [tasks] [task_work] [reps]
 #include <mailroom/mailroom.hpp>
 
 #include <sys/resource.h>
@@ -60,6 +60,10 @@ std::int64_t key(int me, std::int64_t r, std::int64_t j) {
                                        static_cast<std::uint64_t>(j)) %
                                    k_table);
 }
+// Whether the tasks call mailroom::progress() (--no-progress: not; with one worker, only a
+// progress thread, MAILROOM_PROGRESS=thread, then moves the messages while they compute).
+bool g_progress_calls = true;
+
 // A compute-heavy task: a chain of dependent multiply-adds, its result kept. It lets the PE's
 // messages move every 4096 steps (mailroom::progress: with one worker, the tasks run on the
 // thread that also runs the communication).
@@ -67,7 +71,7 @@ std::uint64_t compute(std::uint64_t seed, std::int64_t work) {
   std::uint64_t x = seed;
   for (std::int64_t i = 0; i < work; ++i) {
     x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-    if ((i & 4095) == 4095) mr::progress();
+    if ((i & 4095) == 4095 && g_progress_calls) mr::progress();
   }
   return x;
 }
@@ -194,22 +198,32 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   mr::runtime rt(argc, argv);
   settings s;
-  if (argc > 2 && std::strcmp(argv[1], "--bulk") == 0) {
-    s.bulk_mib = std::atof(argv[2]);
-    if (s.bulk_mib <= 0) {
-      if (mr::this_pe().rank() == 0)
-        std::fprintf(stderr, "overlap: --bulk takes the MiB each PE sends, above 0\n");
-      return 2;
+  for (;;) {
+    if (argc > 2 && std::strcmp(argv[1], "--bulk") == 0) {
+      s.bulk_mib = std::atof(argv[2]);
+      if (s.bulk_mib <= 0) {
+        if (mr::this_pe().rank() == 0)
+          std::fprintf(stderr, "overlap: --bulk takes the MiB each PE sends, above 0\n");
+        return 2;
+      }
+      argv[2] = argv[0];
+      argv += 2;
+      argc -= 2;
+    } else if (argc > 1 && std::strcmp(argv[1], "--no-progress") == 0) {
+      g_progress_calls = false;
+      argv[1] = argv[0];
+      argv += 1;
+      argc -= 1;
+    } else {
+      break;
     }
-    argv[2] = argv[0];
-    argv += 2;
-    argc -= 2;
   }
   if (argc > 1 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
     if (mr::this_pe().rank() == 0)
       std::printf(
-          "usage: overlap [--bulk MIB] [rounds=%lld] [batch=%lld] [tasks=%lld] "
-          "[task_work=%lld] [reps=%d]\n",
+          "usage: overlap [--bulk MIB] [--no-progress] [rounds=%lld] [batch=%lld] "
+          "[tasks=%lld] [task_work=%lld] [reps=%d]\n"
+          "  --no-progress: the tasks do not call mailroom::progress()\n",
           static_cast<long long>(s.rounds), static_cast<long long>(s.batch),
           static_cast<long long>(s.tasks), static_cast<long long>(s.work), s.reps);
     return 0;
@@ -226,15 +240,17 @@ int main(int argc, char** argv) {
   const bool root = me == 0;
   if (root && s.bulk_mib > 0)
     std::printf(
-        "overlap: %d PEs x %d workers; per PE: %.1f MiB to its neighbour in %zu-byte messages, "
-        "sent by %lld tasks of %lld multiply-adds each\n",
-        mr::num_pes(), mr::num_workers(), s.bulk_mib, sizeof(bulk), static_cast<long long>(s.tasks),
-        static_cast<long long>(s.work));
+        "overlap: %d PEs x %d workers (MAILROOM_PROGRESS=%s%s); per PE: %.1f MiB to its "
+        "neighbour in %zu-byte messages, sent by %lld tasks of %lld multiply-adds each\n",
+        mr::num_pes(), mr::num_workers(), mr::progress_mode_name(rt.config().progress),
+        g_progress_calls ? "" : ", no progress() calls", s.bulk_mib, sizeof(bulk),
+        static_cast<long long>(s.tasks), static_cast<long long>(s.work));
   else if (root)
     std::printf(
-        "overlap: %d PEs x %d workers; per PE: %lld rounds of %lld requests, %lld tasks "
-        "of %lld multiply-adds\n",
-        mr::num_pes(), mr::num_workers(), static_cast<long long>(s.rounds),
+        "overlap: %d PEs x %d workers (MAILROOM_PROGRESS=%s%s); per PE: %lld rounds of %lld "
+        "requests, %lld tasks of %lld multiply-adds\n",
+        mr::num_pes(), mr::num_workers(), mr::progress_mode_name(rt.config().progress),
+        g_progress_calls ? "" : ", no progress() calls", static_cast<long long>(s.rounds),
         static_cast<long long>(s.batch), static_cast<long long>(s.tasks),
         static_cast<long long>(s.work));
 

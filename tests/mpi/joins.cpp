@@ -5,7 +5,8 @@
 //    key come from different PEs in no particular order. Its handler, in the form
 //    handler(a, from_a, b, from_b, c, from_c, self), checks the keys and the senders, and sends
 //    the match on to mailbox 3 of the next PE (a join sends like its inputs' handlers).
-//  - A 2-way join on another selector, handler(a, b), whose keys arrive once each.
+//  - A 2-way join on another selector, handler(a, b), whose keys arrive once each, sent from
+//    parallel loops (with MAILROOM_WORKERS > 1 from every worker).
 // Checks: every key matched c(k) times (count and sums of the copies' numbers on every input),
 // every forwarded match handled once, nothing left waiting.
 // Usage: joins [keys per PE]
@@ -14,6 +15,7 @@
 
 #include "mpi_check.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -92,32 +94,40 @@ int main(int argc, char** argv) {
   }
   EXPECT(three.waiting() == 0, "%zu messages still wait in the join", three.waiting());
 
-  std::int64_t pairs = 0, pair_sum = 0;
+  // (Atomics: with workers, the two inputs' handlers may run on two threads at once.)
+  std::atomic<std::int64_t> pairs{0}, pair_sum{0};
+  std::atomic<int> wrong_pairs{0};
   auto two = mr::make_join<part, tag>([](const auto& m) { return m.key; },
                                       [&](const part& a, const tag& b) {
                                         ++pairs;
-                                        if (a.key != b.key) ++failures;
+                                        if (a.key != b.key) ++wrong_pairs;
                                         pair_sum += a.key;
                                       });
   {
     mr::selector sel{mr::graph({}, {0, 1}), mr::mailbox<part>(two.input<0>()),
                      mr::mailbox<tag>(two.input<1>())};
     // Key k's part comes from PE k % P, its tag from the PE before: the two ends of every
-    // pair are different PEs (from 2 PEs on).
-    for (std::int64_t k = g_me; k < keys; k += g_pes) {
+    // pair are different PEs (from 2 PEs on). Sent from parallel loops: with workers, a pool
+    // worker may handle the first arrival on a PE (what it sent to its own PE).
+    const std::int64_t mine = (keys - g_me + g_pes - 1) / g_pes;
+    mr::parallel_for(std::int64_t{0}, mine, [&](std::int64_t i) {
+      const std::int64_t k = g_me + i * g_pes;
       const mr::pe owner(
           static_cast<int>(mix(static_cast<std::uint64_t>(k)) % static_cast<std::uint64_t>(g_pes)));
       sel.send<0>(owner, part{k, 0});
-    }
-    for (std::int64_t k = (g_me + 1) % g_pes; k < keys; k += g_pes) {
+    });
+    const std::int64_t first = (g_me + 1) % g_pes;
+    mr::parallel_for(std::int64_t{0}, (keys - first + g_pes - 1) / g_pes, [&](std::int64_t i) {
+      const std::int64_t k = first + i * g_pes;
       const mr::pe owner(
           static_cast<int>(mix(static_cast<std::uint64_t>(k)) % static_cast<std::uint64_t>(g_pes)));
       sel.send<1>(owner, tag{k});
-    }
+    });
     sel.done<0>();
     sel.done<1>();
     sel.wait();
   }
+  failures += wrong_pairs.load();
 
   // What every key's copies add up to.
   std::int64_t want_matches = 0, want_copy_sums = 0, want_keys = 0;
@@ -127,7 +137,8 @@ int main(int argc, char** argv) {
     want_copy_sums += c * (c - 1);  // sum of copy numbers, on two inputs
     want_keys += c * k;
   }
-  std::int64_t totals[6] = {matches, copy_sums, forwarded, forwarded_keys, pairs, pair_sum};
+  std::int64_t totals[6] = {matches,        copy_sums,    forwarded,
+                            forwarded_keys, pairs.load(), pair_sum.load()};
   MPI_Allreduce(MPI_IN_PLACE, totals, 6, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   EXPECT(totals[0] == want_matches, "3-way join: %lld matches, expected %lld",
          static_cast<long long>(totals[0]), static_cast<long long>(want_matches));

@@ -7,7 +7,11 @@
 //   loop N   - PE 0 computes in a plain loop that calls mailroom::progress(), until every message
 //              has arrived; progress() from a handler and from a pool worker's task too;
 //   to_one N - every PE sends N messages to PE 0 from every worker (parallel_for_chunks): an
-//              all-to-one that completes, oversubscribed as it may be.
+//              all-to-one that completes, oversubscribed as it may be;
+//   thread N - with MAILROOM_PROGRESS=thread: PE 0 computes in a plain loop that calls nothing
+//              of mailroom's, until every message has arrived (the progress thread takes them
+//              in); then the three modes above, at N / 4, and a reply to every message that a
+//              handler sends while the main flow computes.
 // A computation gives up after k_give_up seconds, so that a PE that takes nothing in fails the
 // test instead of hanging it; no assertion is on a time.
 #include "expect.hpp"
@@ -15,6 +19,7 @@
 #include <mailroom/mailroom.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -158,6 +163,59 @@ int all_to_one(std::int64_t n) {
   return failures;
 }
 
+double seconds_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// MAILROOM_PROGRESS=thread: a loop on PE 0's main flow that calls nothing of mailroom's; then
+// the other modes; then every PE asks every PE for replies while its main flow computes, and
+// counts them in a plain loop (the handlers reply from the progress thread).
+int progress_thread(std::int64_t n) {
+  int failures = 0;
+  failures +=
+      messages_while_computing(n, [](std::atomic<std::int64_t>& arrived, std::int64_t expected) {
+        const double t0 = seconds_now();
+        std::uint64_t h = 0;
+        while (arrived.load(std::memory_order_acquire) < expected && seconds_now() - t0 < k_give_up)
+          h = compute(h, 20);
+        return arrived.load(std::memory_order_acquire) + static_cast<std::int64_t>(h & 0);
+      });
+  failures += long_tasks(n / 4);
+  failures += progress_loop(n / 4);
+  failures += all_to_one(n / 4);
+  std::atomic<std::int64_t> replies{0};
+  std::int64_t asked = 0;
+  {
+    mr::selector s{mr::mailbox<std::int64_t>([&](std::int64_t v, mr::pe from, auto& self) {
+                     self.template send<1>(from, v + 1);
+                   }),
+                   mr::mailbox<std::int64_t>([&](std::int64_t v) {
+                     asked += v;
+                     replies.fetch_add(1, std::memory_order_release);
+                   })};
+    const std::int64_t k = n / 4;
+    for (std::int64_t i = 0; i < k; ++i)
+      s.send<0>(mr::pe(static_cast<int>(mix(static_cast<std::uint64_t>(i)) %
+                                        static_cast<std::uint64_t>(g_pes))),
+                i);
+    // What the main flow staged goes to the progress thread at its next runtime call (flush()
+    // here); the progress thread ships what it then holds once it has nothing else to do.
+    s.flush();
+    const double t0 = seconds_now();
+    std::uint64_t h = 0;
+    while (replies.load(std::memory_order_acquire) < k && seconds_now() - t0 < k_give_up)
+      h = compute(h, 20);
+    EXPECT(replies.load() == k,
+           "the main flow computed while its %lld requests were answered, and saw %lld replies",
+           static_cast<long long>(k), static_cast<long long>(replies.load() + (h & 0)));
+    s.done<0>();
+    s.wait();
+    EXPECT(asked == k * (k + 1) / 2, "replies summed to %lld, expected %lld",
+           static_cast<long long>(asked), static_cast<long long>(k * (k + 1) / 2));
+  }
+  return failures;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -172,8 +230,10 @@ int main(int argc, char** argv) {
       failures += progress_loop(n);
     } else if (std::strcmp(mode, "to_one") == 0) {
       failures += all_to_one(n);
+    } else if (std::strcmp(mode, "thread") == 0) {
+      failures += progress_thread(n);
     } else {
-      if (g_me == 0) std::printf("unknown mode %s: tasks, loop or to_one\n", mode);
+      if (g_me == 0) std::printf("unknown mode %s: tasks, loop, to_one or thread\n", mode);
       return 2;
     }
     return mailroom_test::verdict(failures);

@@ -210,7 +210,7 @@ TEST_F(ConfigEnvironmentDeathTest, UnknownRoutingIsFatal) {
 }
 
 TEST_F(ConfigEnvironment, ProgressTakesItsNames) {
-  for (const char* name : {"shared", "dedicated"}) {
+  for (const char* name : {"shared", "dedicated", "thread"}) {
     set("MAILROOM_PROGRESS", name);
     EXPECT_STREQ(mailroom::progress_mode_name(config::from_environment().progress), name);
   }

@@ -115,7 +115,7 @@ class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
         self_(self) {
     name = spec.name;
     concurrent_handlers = spec.concurrent && workers() > 1;
-    MAILROOM_CHECK(workers() == 1 || 4 + sizeof(T) <= stage_block::k_bytes,
+    MAILROOM_CHECK(!threads_share_pe() || 4 + sizeof(T) <= stage_block::k_bytes,
                    "mailbox message of {} bytes: with MAILROOM_WORKERS > 1 a message is at most "
                    "{} bytes (the blocks in which workers stage their sends)",
                    sizeof(T), stage_block::k_bytes - 4);

@@ -52,6 +52,9 @@ inline constinit thread_local bool t_handler_task = false;
 inline constinit thread_local int t_in_task = 0;
 /// This thread runs a piece of a parallel loop of the main flow now (task::piece).
 inline constinit thread_local bool t_main_piece = false;
+/// This thread is the main flow beside a progress thread (MAILROOM_PROGRESS=thread): worker 0
+/// to the program (this_worker()), whichever slot it sends from.
+inline constinit thread_local bool t_main_flow = false;
 /// Whether a parallel loop started here belongs to the main flow (its pieces are task::piece).
 [[nodiscard]] inline bool in_main_flow() noexcept {
   return (t_worker == 0 && t_in_task == 0) || t_main_piece;
@@ -59,6 +62,51 @@ inline constinit thread_local bool t_main_piece = false;
 
 /// MAILROOM_WORKERS of the running runtime (1 before it exists).
 [[nodiscard]] int workers() noexcept;
+/// Whether other threads than this PE's own touch its state: pool workers, or a progress thread
+/// (MAILROOM_PROGRESS=thread). Then sends from user code may be staged and handlers run beside
+/// the main flow.
+[[nodiscard]] bool threads_share_pe() noexcept;
+
+/// MAILROOM_PROGRESS=thread: the main flow takes a turn as worker 0 (the progress thread
+/// stands by meanwhile) if this thread is the main flow outside one, in user code (no task, no
+/// handler); true if it took one. Not from pool workers: the checks that follow the call speak.
+[[nodiscard]] bool take_turn();
+/// Ends the turn take_turn took: the main flow is a sender again, the progress thread resumes.
+void end_turn() noexcept;
+/// The tag of a runtime_turn taken later (take()).
+struct deferred_turn_t {};
+inline constexpr deferred_turn_t deferred_turn{};
+
+/// A runtime call of the main flow (a selector's construction, done(), a wait, a collective, a
+/// one-sided operation): under MAILROOM_PROGRESS=thread, a turn as worker 0 while it lives.
+/// Nothing on worker 0 (one comparison). On a pool worker `what`, if given, names the call in the
+/// error that stops the job (only worker 0 makes runtime calls).
+class runtime_turn {
+ public:
+  explicit runtime_turn(const char* what = nullptr) {
+    if (t_worker > 0) [[unlikely]]
+      enter(what);
+  }
+  /// Not yet: take() takes it (a member declared first, so that the other members of its object
+  /// go in the turn of its destructor).
+  explicit runtime_turn(deferred_turn_t) noexcept {}
+  void take() {
+    if (t_worker > 0 && !taken_) [[unlikely]]
+      enter(nullptr);
+  }
+  ~runtime_turn() {
+    if (taken_) end_turn();
+  }
+  runtime_turn(const runtime_turn&) = delete;
+  runtime_turn& operator=(const runtime_turn&) = delete;
+
+ private:
+  void enter(const char* what) {
+    taken_ = take_turn();
+    if (!taken_ && what != nullptr) check_runtime_thread(what);
+  }
+  bool taken_ = false;
+};
 /// Queues a task: on this worker's deque, or (from a handler) the PE's handler queue, which
 /// worker 0's progress engine also runs. The task's scope counts it from now.
 void spawn(task* t);
