@@ -342,7 +342,9 @@ void enter_turn() {
   // progress thread (a flush() ships them).
   for (std::size_t i = 0; i < engine::live.size(); ++i) engine::live[i]->drain_staged();
 }
-void leave_turn() noexcept {
+}  // namespace
+
+void end_turn() noexcept {
   pool& p = *g_pool;
   t_in_turn = false;
   scheduler::sending_from = t_sender_from;
@@ -350,6 +352,8 @@ void leave_turn() noexcept {
   p.baton.unlock();
   p.want.fetch_sub(1, std::memory_order_release);
 }
+
+namespace {
 
 // Polls of the progress thread that found nothing: it spins (not on a crowded node), then
 // yields, then naps between polls. On the way to its naps it ships the partly filled buffers once
@@ -427,8 +431,6 @@ bool take_turn() {
   enter_turn();
   return true;
 }
-
-void end_turn() noexcept { leave_turn(); }
 
 void start_workers(const worker_plan& plan) {
   const int n = plan.workers;
@@ -522,7 +524,7 @@ bool run_one_task() {
     // sender, the progress thread taking in the messages meanwhile, however long it lasts.
     task* t = find_task();
     if (t == nullptr) return false;
-    leave_turn();
+    end_turn();
     run(t);
     enter_turn();
     return true;
