@@ -7,18 +7,21 @@
 #    at 256 PEs (exactly-once under each routing, collectives, teams, one-sided), and across
 #    emulated hosts all but five of the mini-apps and the hang tests (their one-host versions
 #    run);
-#  - every C++ file as clang-format 16 formats it, and clang-tidy over the library's sources
-#    with no finding (scripts/format, scripts/tidy);
+#  - every C++ file as clang-format 16 formats it, and clang-tidy with no finding over the
+#    library's sources that the last 8 commits changed or whose direct includes they changed
+#    (scripts/format, scripts/tidy --recent 8);
 #  - MPICH: the library's MPI tests at 2 PEs (at 1 PE or more those that do not run at 2);
 #  - clang with AddressSanitizer and UndefinedBehaviorSanitizer, without the mini-apps: the unit
 #    tests, the MPI tests at 2 PEs (and most of those that do not run at 2), the simulator's own
 #    tests with exactly-once at 256 PEs, and the Matrix Market fuzz target for 10 s;
 #  - ThreadSanitizer: the threaded tasks and progress tests (the progress thread's too) with 1 to
 #    4 workers per PE at 1 to 4 PEs.
-# --full adds what those leave out (about an hour more): the mini-apps on the simulated machine
-# at 256 PEs, and the rest across emulated hosts; MPICH with the unit tests and at 3 PEs and
-# more, and at 1 PE; under the sanitizers those too, the mini-apps, the negative-compile tests and the rest
-# of the simulated machine's, and 60 s of fuzzing. The simulated machine at 1024 to 4096 PEs is
+# Each tier's time is printed at its end.
+# --full adds what those leave out (about an hour more): clang-tidy over every source, the
+# mini-apps on the simulated machine at 256 PEs, and the rest across emulated hosts; MPICH with
+# the unit tests and at 3 PEs and more, and at 1 PE; under the sanitizers those too, the
+# mini-apps, the negative-compile tests and the rest of the simulated machine's, and 60 s of
+# fuzzing. The simulated machine at 1024 to 4096 PEs is
 # `ctest -L scale_full` in the release build (README).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +31,7 @@ case "${1:-}" in
   --full) full=1 ;;
   "") ;;
   -h | --help)
-    sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
     ;;
   *)
@@ -49,6 +52,7 @@ if [ "$full" = 1 ]; then
   san_neg=ON
   san_out='scale_full|scale_apps|cluster'
   san_names='^(pointer_chase|randperm_uniform)\.np[34]$|^sim\.exactly_once\.256x32\.(direct\.seed1|node\.link_credits1|mesh\.link_credits0)$'
+  tidy_what=()
 else
   release_out='scale_full|scale_apps|full'
   release_names='^(pointer_chase|randperm_uniform)\.np4$|^pointer_chase\.np3$'
@@ -59,8 +63,16 @@ else
   san_apps=OFF
   san_neg=OFF
   san_out='scale_full|scale_apps|cluster|many_pes|one_pe|neg|full'
+  tidy_what=(--recent 8)
   san_names='^install\.|^(api_mesh|api_routed|enable_disable_routed)\.np4$|^sim\.(collectives|team_selectors|constructions_differ)\.|^sim\.exactly_once\.256x32\.(direct\.seed1|mesh\.seed1|node\.link_credits1|mesh\.link_credits0)$|^exactly_once_(routed_by_4\.np16|mesh_by_1\.np9|mesh_by_2\.np8|routed_tight_flow\.np4)$|^blocked_in_mpi_warned\.'
 fi
+
+# The time each tier took, printed when it ends (and of the whole run, last).
+tier_start=$SECONDS
+tier_done() {
+  echo "== $1: $((SECONDS - tier_start)) s (the run so far: $SECONDS s)"
+  tier_start=$SECONDS
+}
 
 echo "== release build (g++): the whole suite (of the simulated machine's, 256 PEs only)"
 bash scripts/setup.sh build
@@ -72,7 +84,8 @@ echo "== format (clang-format 16) and clang-tidy (the library's sources)"
 # After the release build: setup.sh has installed clang-format-16, and CMake has written
 # build/compile_commands.json for clang-tidy. Any difference or finding fails the run.
 bash scripts/format --check
-bash scripts/tidy build
+bash scripts/tidy build "${tidy_what[@]}"
+tier_done "release build, tests, format and tidy"
 
 echo "== MPICH build: the library and its MPI tests"
 # The same library and tests against MPICH (its wrapper and hydra launcher by name: Open MPI stays
@@ -87,6 +100,7 @@ bash scripts/setup.sh build-mpich -DMPI_CXX_COMPILER="$(command -v mpicxx.mpich)
   -DMAILROOM_BUILD_NEG_TESTS=OFF
 (cd build-mpich && ctest --output-on-failure -j 2 --timeout 300 -L 'mpi|unit' -LE "$mpich_out" \
   -E "$mpich_names")
+tier_done "MPICH build and tests"
 
 echo "== sanitizer build (clang, address + undefined), and $fuzz_seconds s of fuzzing"
 # Debug information is line tables only: all a sanitizer's report needs (function, file and line,
@@ -125,6 +139,7 @@ export UBSAN_OPTIONS=print_stacktrace=1
 # that fails is run once more: a real failure fails twice.
 (cd build-san && ctest --output-on-failure -j 2 --timeout 900 --repeat until-pass:2 \
   -LE "$san_out" -E "$san_names")
+tier_done "sanitizer build and tests"
 
 echo "== thread-sanitizer build (clang): the tasks and progress tests (and the progress thread), 1 to 4 workers per PE, 1 to 4 PEs"
 # Only the library and the threaded test: ThreadSanitizer checks mailroom's own threads (the
@@ -139,3 +154,4 @@ CC=clang CXX=clang++ MAILROOM_TARGETS="tasks progress_tasks" bash scripts/setup.
 export TSAN_OPTIONS=suppressions=$root/tests/sanitizers/tsan.supp:ignore_noninstrumented_modules=1
 (cd build-tsan && ctest --output-on-failure -j 2 --timeout 300 \
   -R '^(tasks(_w[0-9])?|progress_(tasks|loop|to_one|thread)(_w[0-9])?)\.np[0-9]+$')
+tier_done "thread-sanitizer build and tests"
