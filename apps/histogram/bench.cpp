@@ -43,6 +43,8 @@ class histogram_bench final : public kernel_bench {
       histogram::lambda(pb_, counts_);
     else if (v == "bound")
       histogram::bound(pb_, counts_);
+    else if (v == "dist")
+      histogram::dist(pb_, counts_);
     else if (v == "local")
       histogram::local(pb_, counts_);
   }
@@ -76,7 +78,7 @@ app_info histogram_app() {
                1'000,
                10'000,
                100,
-               {"naive", "bsp", "conveyor", "selector", "lambda", "bound", "local"},
+               {"naive", "bsp", "conveyor", "selector", "lambda", "bound", "dist", "local"},
                [] { return std::make_unique<histogram_bench>(); }};
   app.local_floor = "the same loop on this PE's own table (offset g / P): no communication";
   return app;

@@ -24,6 +24,7 @@ void bsp(const problem& pb, symmetric_array<std::int64_t> counts);       // MPI_
 void conveyor(const problem& pb, symmetric_array<std::int64_t> counts);  // mailroom::conveyor loop
 void selector(const problem& pb, symmetric_array<std::int64_t> counts);  // typed actor messages
 void lambda(const problem& pb, symmetric_array<std::int64_t> counts);    // lambda messages
+void dist(const problem& pb, symmetric_array<std::int64_t> counts);      // selector by cyclic
 // lambda messages bound to one handler (selector::bind)
 void bound(const problem& pb, symmetric_array<std::int64_t> counts);
 /// The floor: the same loop with no communication, every update applied to this PE's table at

@@ -37,6 +37,8 @@ class index_gather_bench final : public kernel_bench {
       index_gather::lambda(pb_, table_, out_);
     else if (v == "bound")
       index_gather::bound(pb_, table_, out_);
+    else if (v == "dist")
+      index_gather::dist(pb_, table_, out_);
     else if (v == "gather")
       index_gather::gather(pb_, table_, out_);
     else if (v == "local")
@@ -76,15 +78,16 @@ class index_gather_bench final : public kernel_bench {
 }  // namespace
 
 app_info index_gather_app() {
-  app_info app{"index-gather",
-               "every PE reads random elements of a distributed table (Bale's ig)",
-               "read",
-               10'000'000,
-               100'000,
-               10'000,
-               1'000,
-               {"naive", "bsp", "conveyor", "selector", "lambda", "bound", "gather", "local"},
-               [] { return std::make_unique<index_gather_bench>(); }};
+  app_info app{
+      "index-gather",
+      "every PE reads random elements of a distributed table (Bale's ig)",
+      "read",
+      10'000'000,
+      100'000,
+      10'000,
+      1'000,
+      {"naive", "bsp", "conveyor", "selector", "lambda", "bound", "dist", "gather", "local"},
+      [] { return std::make_unique<index_gather_bench>(); }};
   app.local_floor = "the same loop reading this PE's own table (offset g / P): no communication";
   return app;
 }

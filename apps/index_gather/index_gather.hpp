@@ -30,6 +30,8 @@ void selector(const problem& pb, symmetric_array<std::int64_t> table,
               symmetric_array<std::int64_t> out);  // request/reply selector, typed messages
 void lambda(const problem& pb, symmetric_array<std::int64_t> table,
             symmetric_array<std::int64_t> out);  // lambda messages
+void dist(const problem& pb, symmetric_array<std::int64_t> table,
+          symmetric_array<std::int64_t> out);  // selector by mailroom::cyclic
 // lambda messages bound to one handler (selector::bind)
 void bound(const problem& pb, symmetric_array<std::int64_t> table,
            symmetric_array<std::int64_t> out);

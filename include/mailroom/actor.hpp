@@ -94,6 +94,20 @@ class actor {
             source_location loc = source_location::current()) {
     sel_.template send<0>(dest, msg, loc);
   }
+  /// Sends to the owner of global index g under distribution d (see selector::send): the local
+  /// index itself to an actor of an integer type, value at it to one of at<V>.
+  template <distribution D, class U = T>
+    requires std::is_integral_v<U>
+  void send(const D& d, std::int64_t g, source_location loc = source_location::current()) {
+    sel_.template send<0>(d, g, loc);
+  }
+  /// (The at<V> form.)
+  template <distribution D, class U = T>
+    requires detail::is_at<U>
+  void send(const D& d, std::int64_t g, const typename U::value_type& value,
+            source_location loc = source_location::current()) {
+    sel_.template send<0>(d, g, value, loc);
+  }
   /// Sends a closure to run on PE dest.
   template <class L>
     requires std::is_void_v<T>

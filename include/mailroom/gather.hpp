@@ -5,6 +5,7 @@
 // would send them, and complete a future (or return) once all have arrived.
 #pragma once
 
+#include "mailroom/distribution.hpp"
 #include "mailroom/future.hpp"
 #include "mailroom/runtime.hpp"
 #include "mailroom/selector.hpp"
@@ -16,15 +17,6 @@
 #include <utility>
 
 namespace mailroom {
-
-/// The cyclic distribution: global index g lives on PE g % P at local index g / P.
-struct cyclic {
-  /// Global index g's owner and local index there, for the job's num_pes().
-  std::pair<pe, std::size_t> operator()(std::int64_t g) const noexcept {
-    const std::int64_t P = num_pes();
-    return {pe(g % P), static_cast<std::size_t>(g / P)};
-  }
-};
 
 namespace detail {
 struct gather_request {
@@ -78,15 +70,21 @@ void send_gather_requests(Selector& sel, std::span<const I> indices, std::span<T
   MAILROOM_CHECK(out.size() >= indices.size(), "gather: {} indices, room for {} values",
                  indices.size(), out.size());
   for (std::size_t k = 0; k < indices.size(); ++k) {
-    const auto [owner, local] = where(indices[k]);
-    sel.template send<0>(owner, gather_request{static_cast<std::uint64_t>(local), k});
+    if constexpr (distribution<Where>) {
+      const place p = place_of(where, static_cast<std::int64_t>(indices[k]));
+      sel.template send<0>(p.owner, gather_request{p.local, k});
+    } else {
+      const auto [owner, local] = where(indices[k]);
+      sel.template send<0>(owner, gather_request{static_cast<std::uint64_t>(local), k});
+    }
   }
   sel.template done<0>();
 }
 }  // namespace detail
 
 /// Collective (every PE calls it, in the same order as its other selectors): out[k] = the element
-/// of `table` at where(indices[k]) (a {PE, local index} pair; cyclic by default), for every k.
+/// of `table` at indices[k]'s place under the distribution `where` (cyclic by default; or a
+/// callable that returns a {PE, local index} pair), for every k.
 /// The reads travel aggregated through actor messages; handlers run meanwhile. Returns once all
 /// of this PE's values have arrived and every PE's requests to it were answered.
 template <class T, class I, class Where = cyclic>

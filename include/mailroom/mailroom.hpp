@@ -7,6 +7,8 @@
 #include "mailroom/collectives.hpp"
 #include "mailroom/config.hpp"
 #include "mailroom/conveyor.hpp"
+#include "mailroom/distributed.hpp"
+#include "mailroom/distribution.hpp"
 #include "mailroom/error.hpp"
 #include "mailroom/future.hpp"
 #include "mailroom/gather.hpp"

@@ -6,6 +6,7 @@
 
 #include "mailroom/detail/mailboxes.hpp"
 #include "mailroom/detail/sends.hpp"
+#include "mailroom/distribution.hpp"
 #include "mailroom/mailbox.hpp"
 #include "mailroom/team.hpp"
 
@@ -152,6 +153,23 @@ class selector : detail::blocked_sends {
     auto& box = *std::get<I>(boxes_);
     send_var(box, box.var, I, dest, s.bytes.data(), s.bytes.size(), loc);
   }
+  /// Sends the local index d.local(g) to mailbox I (of an integer type) on g's owner under d.
+  template <std::size_t I, distribution D>
+    requires(I < size && std::is_integral_v<message_type<I>>)
+  [[gnu::always_inline]] void send(const D& d, std::int64_t g,
+                                   source_location loc = source_location::current()) {
+    const place p = place_of(d, g);
+    send<I>(p.owner, static_cast<message_type<I>>(p.local), loc);
+  }
+  /// Sends at<T>{value, d.local(g)} to mailbox I (of at<T>) on g's owner under d.
+  template <std::size_t I, distribution D>
+    requires(I < size && detail::is_at<message_type<I>>)
+  [[gnu::always_inline]] void send(const D& d, std::int64_t g,
+                                   const typename message_type<I>::value_type& value,
+                                   source_location loc = source_location::current()) {
+    const place p = place_of(d, g);
+    send<I>(p.owner, message_type<I>{value, p.local}, loc);
+  }
   /// The most bytes one message to variable-size mailbox I carries in one piece (what a buffer
   /// holds after its headers): larger ones go in pieces.
   template <std::size_t I>
@@ -226,25 +244,8 @@ class selector : detail::blocked_sends {
     requires(I < size && std::is_void_v<message_type<I>>)
   [[nodiscard]] auto bind(const H& handler) {
     using Item = std::conditional_t<std::is_void_v<T>, typename detail::handler_item<H>::type, T>;
-    static_assert(!std::is_void_v<Item>,
-                  "bind: name the item type (sel.bind<I, T>(handler)): it cannot be deduced from a "
-                  "handler whose call operator is a template (auto parameters)");
-    static_assert(std::is_class_v<H>,
-                  "bind: the handler must be a lambda or function object, not a function pointer: "
-                  "code addresses differ from one PE to another");
-    if constexpr (!std::is_void_v<Item> && std::is_class_v<H>) {
-      using M = detail::bound_message<H, Item, selector>;
-      static_assert(std::is_trivially_copyable_v<H>,
-                    "bind: the handler must be trivially copyable: capture by value only plain "
-                    "data, pointers into symmetric memory (symmetric_array) and mailroom handles");
-      static_assert(std::is_trivially_copyable_v<Item>,
-                    "bind: the item must be trivially copyable (it travels by value)");
-      static_assert(detail::lambda_callable<M, selector>,
-                    "bind: the handler must be callable as (T item), (T item, mailroom::pe from) "
-                    "or (T item, mailroom::pe from, auto& self)");
-      static_assert(sizeof(M) <= 4096, "bind: handler and item larger than 4 KiB: capture less");
+    if constexpr (detail::bindable<selector, H, Item>())
       return bound_sender<I, Item, H>(*this, handler);
-    }
   }
 
   /// A mailbox index I out of range: a compile-time error that says so (not a failed overload).

@@ -68,6 +68,31 @@ struct blocked_sends {
   }
 };
 
+// selector::bind's checks, each a message that says what to change: whether the handler H and
+// item Item make a bound sender (otherwise bind returns nothing, after the message).
+template <class Sel, class H, class Item>
+consteval bool bindable() {
+  static_assert(!std::is_void_v<Item>,
+                "bind: name the item type (sel.bind<I, T>(handler)): it cannot be deduced from a "
+                "handler whose call operator is a template (auto parameters)");
+  static_assert(std::is_class_v<H>,
+                "bind: the handler must be a lambda or function object, not a function pointer: "
+                "code addresses differ from one PE to another");
+  if constexpr (!std::is_void_v<Item> && std::is_class_v<H>) {
+    using M = detail::bound_message<H, Item, Sel>;
+    static_assert(std::is_trivially_copyable_v<H>,
+                  "bind: the handler must be trivially copyable: capture by value only plain "
+                  "data, pointers into symmetric memory (symmetric_array) and mailroom handles");
+    static_assert(std::is_trivially_copyable_v<Item>,
+                  "bind: the item must be trivially copyable (it travels by value)");
+    static_assert(detail::lambda_callable<M, Sel>,
+                  "bind: the handler must be callable as (T item), (T item, mailroom::pe from) "
+                  "or (T item, mailroom::pe from, auto& self)");
+    static_assert(sizeof(M) <= 4096, "bind: handler and item larger than 4 KiB: capture less");
+  }
+  return !std::is_void_v<Item> && std::is_class_v<H>;
+}
+
 /// The sends of selector::bind (Sel: the selector): copyable, cheap to keep for a send loop.
 template <class Sel, std::size_t I, class T, class H>
 class bound_sender {

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+// Distributions (Active Pebbles' scalable addressing): which PE owns global index g, and where in
+// its part. cyclic, block and block_cyclic, or any type that models `distribution`; selectors,
+// actors, gather and distributed arrays take one wherever they take a (PE, local index) pair.
+#pragma once
+
+#include "mailroom/error.hpp"
+#include "mailroom/pe.hpp"
+#include "mailroom/runtime.hpp"
+
+#include <algorithm>
+#include <concepts>
+#include <cstdint>
+#include <limits>
+#include <utility>
+
+namespace mailroom {
+
+namespace detail {
+// A size or PE count that no distribution can have stops the job at the caller's line.
+inline void check_distribution(const char* what, std::int64_t n, std::int64_t pes,
+                               const source_location& loc) {
+  if (MAILROOM_UNLIKELY(n < 0 || pes < 1))
+    fail(loc.file_name(), static_cast<int>(loc.line()),
+         fmt::format("{}: {} indices over {} PEs (a size of at least 0, at least 1 PE)", what, n,
+                     pes));
+}
+}  // namespace detail
+
+/// Global index g's owner and its local index there.
+struct place {
+  pe owner;           ///< the PE that holds element g
+  std::size_t local;  ///< g's index in the owner's part
+};
+
+/// A distribution of global indices [0, size()) over P PEs: owner(g) holds g at local(g), and
+/// global(owner(g), local(g)) == g. A user-defined one needs these four members (const, cheap,
+/// the same on every PE); it may add locate(g) (owner and local index at once, faster when they
+/// share a division) and local_size(p) (how many indices PE p holds; otherwise counted).
+template <class D>
+concept distribution = requires(const D& d, std::int64_t g, pe p, std::size_t l) {
+  { d.owner(g) } -> std::convertible_to<pe>;
+  { d.local(g) } -> std::convertible_to<std::size_t>;
+  { d.global(p, l) } -> std::convertible_to<std::int64_t>;
+  { d.size() } -> std::convertible_to<std::int64_t>;
+};
+
+/// Where d puts global index g: d.locate(g) if d has it, else {d.owner(g), d.local(g)}.
+template <distribution D>
+[[nodiscard]] inline place place_of(const D& d, std::int64_t g) noexcept {
+  if constexpr (requires {
+                  { d.locate(g) } -> std::convertible_to<place>;
+                })
+    return d.locate(g);
+  else
+    return {pe(d.owner(g)), static_cast<std::size_t>(d.local(g))};
+}
+
+/// How many of d's indices PE p holds: d.local_size(p) if d has it, else counted (a pass over
+/// all d.size() indices).
+template <distribution D>
+[[nodiscard]] std::size_t local_size(const D& d, pe p) {
+  if constexpr (requires {
+                  { d.local_size(p) } -> std::convertible_to<std::size_t>;
+                }) {
+    return d.local_size(p);
+  } else {
+    std::size_t n = 0;
+    for (std::int64_t g = 0; g < d.size(); ++g) n += pe(d.owner(g)) == p ? 1 : 0;
+    return n;
+  }
+}
+
+/// Round robin: g on PE g % P at local index g / P. Without a size, unbounded (for addressing
+/// only: local_size is then meaningless). P is num_pes() unless given (a team's size, say).
+class cyclic {
+ public:
+  /// Unbounded, over num_pes() PEs.
+  cyclic() : n_(std::numeric_limits<std::int64_t>::max()), pes_(num_pes()) {}
+  /// n indices over num_pes() PEs (n < 0 stops the job at the caller's line).
+  explicit cyclic(std::int64_t n, source_location loc = source_location::current())
+      : cyclic(n, num_pes(), loc) {}
+  /// n indices over `pes` PEs.
+  cyclic(std::int64_t n, int pes, source_location loc = source_location::current())
+      : n_(n), pes_(pes) {
+    detail::check_distribution("cyclic", n, pes, loc);
+  }
+
+  /// The PE that holds g.
+  [[nodiscard]] pe owner(std::int64_t g) const noexcept { return pe(g % pes_); }
+  /// g's index on its owner.
+  [[nodiscard]] std::size_t local(std::int64_t g) const noexcept {
+    return static_cast<std::size_t>(g / pes_);
+  }
+  /// Owner and local index at once.
+  [[nodiscard]] place locate(std::int64_t g) const noexcept {
+    return {pe(g % pes_), static_cast<std::size_t>(g / pes_)};
+  }
+  /// The global index at local index l of PE p.
+  [[nodiscard]] std::int64_t global(pe p, std::size_t l) const noexcept {
+    return static_cast<std::int64_t>(l) * pes_ + p.rank();
+  }
+  /// The number of global indices.
+  [[nodiscard]] std::int64_t size() const noexcept { return n_; }
+  /// How many indices PE p holds.
+  [[nodiscard]] std::size_t local_size(pe p) const noexcept {
+    return n_ > p.rank() ? static_cast<std::size_t>((n_ - p.rank() + pes_ - 1) / pes_) : 0;
+  }
+  /// {owner, local index} as a pair (gather's `where`, before distributions).
+  std::pair<pe, std::size_t> operator()(std::int64_t g) const noexcept {
+    return {pe(g % pes_), static_cast<std::size_t>(g / pes_)};
+  }
+
+ private:
+  std::int64_t n_, pes_;
+};
+
+/// Contiguous blocks: PE p holds [p * b, (p + 1) * b) with b = ceil(size / P) (the last PEs may
+/// hold fewer, or none).
+class block {
+ public:
+  /// n indices over num_pes() PEs (n < 0 stops the job at the caller's line).
+  explicit block(std::int64_t n, source_location loc = source_location::current())
+      : block(n, num_pes(), loc) {}
+  /// n indices over `pes` PEs.
+  block(std::int64_t n, int pes, source_location loc = source_location::current())
+      : n_(n), b_(std::max<std::int64_t>(1, (n + std::max(pes, 1) - 1) / std::max(pes, 1))) {
+    detail::check_distribution("block", n, pes, loc);
+  }
+
+  /// The PE that holds g.
+  [[nodiscard]] pe owner(std::int64_t g) const noexcept { return pe(g / b_); }
+  /// g's index on its owner.
+  [[nodiscard]] std::size_t local(std::int64_t g) const noexcept {
+    return static_cast<std::size_t>(g % b_);
+  }
+  /// Owner and local index at once.
+  [[nodiscard]] place locate(std::int64_t g) const noexcept {
+    return {pe(g / b_), static_cast<std::size_t>(g % b_)};
+  }
+  /// The global index at local index l of PE p.
+  [[nodiscard]] std::int64_t global(pe p, std::size_t l) const noexcept {
+    return p.rank() * b_ + static_cast<std::int64_t>(l);
+  }
+  /// The number of global indices.
+  [[nodiscard]] std::int64_t size() const noexcept { return n_; }
+  /// How many indices PE p holds.
+  [[nodiscard]] std::size_t local_size(pe p) const noexcept {
+    return static_cast<std::size_t>(std::clamp<std::int64_t>(n_ - p.rank() * b_, 0, b_));
+  }
+  /// The block length b.
+  [[nodiscard]] std::int64_t block_size() const noexcept { return b_; }
+
+ private:
+  std::int64_t n_, b_;
+};
+
+/// Blocks of b dealt round robin (ScaLAPACK's): block k = g / b on PE k % P, at local index
+/// (k / P) * b + g % b.
+class block_cyclic {
+ public:
+  /// n indices in blocks of b over num_pes() PEs (b < 1 stops the job).
+  block_cyclic(std::int64_t n, std::int64_t b, source_location loc = source_location::current())
+      : block_cyclic(n, b, num_pes(), loc) {}
+  /// n indices in blocks of b over `pes` PEs.
+  block_cyclic(std::int64_t n, std::int64_t b, int pes,
+               source_location loc = source_location::current())
+      : n_(n), b_(b), pes_(pes) {
+    detail::check_distribution("block_cyclic", n, pes, loc);
+    if (MAILROOM_UNLIKELY(b < 1))
+      detail::fail(loc.file_name(), static_cast<int>(loc.line()),
+                   fmt::format("block_cyclic: block size {} (at least 1)", b));
+  }
+
+  /// The PE that holds g.
+  [[nodiscard]] pe owner(std::int64_t g) const noexcept { return pe((g / b_) % pes_); }
+  /// g's index on its owner.
+  [[nodiscard]] std::size_t local(std::int64_t g) const noexcept {
+    return static_cast<std::size_t>((g / b_ / pes_) * b_ + g % b_);
+  }
+  /// The global index at local index l of PE p.
+  [[nodiscard]] std::int64_t global(pe p, std::size_t l) const noexcept {
+    const auto li = static_cast<std::int64_t>(l);
+    return ((li / b_) * pes_ + p.rank()) * b_ + li % b_;
+  }
+  /// The number of global indices.
+  [[nodiscard]] std::int64_t size() const noexcept { return n_; }
+  /// How many indices PE p holds.
+  [[nodiscard]] std::size_t local_size(pe p) const noexcept {
+    // Whole rounds of P blocks, then what the last, partial round gives p.
+    const std::int64_t round = b_ * pes_, whole = n_ / round;
+    const std::int64_t rest = std::clamp<std::int64_t>(n_ % round - p.rank() * b_, 0, b_);
+    return static_cast<std::size_t>(whole * b_ + rest);
+  }
+
+ private:
+  std::int64_t n_, b_, pes_;
+};
+
+/// A message to the element at a local index: what send(dist, g, value) delivers to the owner of
+/// g, for a mailbox of at<T>. `mailbox<at<double>>([x](const at<double>& m) { x[m.index] +=
+/// m.value; })`.
+template <class T>
+struct at {
+  /// The value's type.
+  using value_type = T;
+  /// The value.
+  T value;
+  std::uint64_t index;  ///< the local index, as dist.local(g)
+};
+
+namespace detail {
+template <class T>
+inline constexpr bool is_at = false;
+template <class T>
+inline constexpr bool is_at<at<T>> = true;
+}  // namespace detail
+
+}  // namespace mailroom

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+// Distributions without a job (the PE count given): every global index has one owner and one
+// local index, global() inverts them, and each PE's local indices are exactly [0, local_size).
+#include <mailroom/distribution.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace mr = mailroom;
+
+namespace {
+
+// Checks d over P PEs: a bijection between [0, size) and the pairs (p, [0, local_size(p))).
+template <class D>
+void expect_bijection(const D& d, int P) {
+  static_assert(mr::distribution<D>);
+  std::vector<std::vector<int>> seen(static_cast<std::size_t>(P));
+  std::int64_t total = 0;
+  for (int p = 0; p < P; ++p) {
+    seen[p].assign(mr::local_size(d, mr::pe(p)), 0);
+    total += static_cast<std::int64_t>(seen[p].size());
+  }
+  ASSERT_EQ(total, d.size());
+  for (std::int64_t g = 0; g < d.size(); ++g) {
+    const mr::place where = mr::place_of(d, g);
+    ASSERT_EQ(where.owner.rank(), mr::pe(d.owner(g)).rank()) << "g " << g;
+    ASSERT_EQ(where.local, d.local(g)) << "g " << g;
+    ASSERT_GE(where.owner.rank(), 0);
+    ASSERT_LT(where.owner.rank(), P) << "g " << g;
+    ASSERT_LT(where.local, seen[where.owner.rank()].size())
+        << "g " << g << " on " << where.owner.rank();
+    ASSERT_EQ(d.global(where.owner, where.local), g);
+    ++seen[where.owner.rank()][where.local];
+  }
+  for (int p = 0; p < P; ++p)
+    for (std::size_t l = 0; l < seen[p].size(); ++l)
+      ASSERT_EQ(seen[p][l], 1) << "PE " << p << " local " << l;
+}
+
+const std::int64_t k_sizes[] = {0, 1, 2, 7, 64, 100, 1001};
+const int k_pes[] = {1, 2, 3, 7, 16};
+
+TEST(Distribution, CyclicIsABijection) {
+  for (const auto n : k_sizes)
+    for (const int P : k_pes) expect_bijection(mr::cyclic(n, P), P);
+}
+
+TEST(Distribution, BlockIsABijection) {
+  for (const auto n : k_sizes)
+    for (const int P : k_pes) expect_bijection(mr::block(n, P), P);
+}
+
+TEST(Distribution, BlockCyclicIsABijection) {
+  for (const auto n : k_sizes)
+    for (const int P : k_pes)
+      for (const std::int64_t b : {1, 3, 8, 2000}) expect_bijection(mr::block_cyclic(n, b, P), P);
+}
+
+TEST(Distribution, LayoutsAreTheNamedOnes) {
+  const mr::cyclic c(10, 3);
+  EXPECT_EQ(c.owner(7).rank(), 1);
+  EXPECT_EQ(c.local(7), 2u);
+  const mr::block b(10, 3);  // blocks of 4: [0,4) [4,8) [8,10)
+  EXPECT_EQ(b.block_size(), 4);
+  EXPECT_EQ(b.owner(7).rank(), 1);
+  EXPECT_EQ(b.local(7), 3u);
+  EXPECT_EQ(b.local_size(mr::pe(2)), 2u);
+  const mr::block_cyclic bc(20, 2, 3);  // blocks 0..9 of 2, dealt to PEs 0 1 2 0 1 2 ...
+  EXPECT_EQ(bc.owner(7).rank(), 0);     // block 3
+  EXPECT_EQ(bc.local(7), 3u);           // PE 0's second block, its second element
+  EXPECT_EQ(bc.local_size(mr::pe(0)), 8u);
+  EXPECT_EQ(bc.local_size(mr::pe(2)), 6u);
+}
+
+// A user-defined distribution with only the four required members: blocks in reverse PE order.
+struct reversed_block {
+  std::int64_t n, b;
+  int P;
+  [[nodiscard]] mr::pe owner(std::int64_t g) const { return mr::pe(P - 1 - g / b); }
+  [[nodiscard]] std::size_t local(std::int64_t g) const { return static_cast<std::size_t>(g % b); }
+  [[nodiscard]] std::int64_t global(mr::pe p, std::size_t l) const {
+    return (P - 1 - p.rank()) * b + static_cast<std::int64_t>(l);
+  }
+  [[nodiscard]] std::int64_t size() const { return n; }
+};
+
+TEST(Distribution, UserDefinedUsesTheFallbacks) {
+  const reversed_block d{10, 4, 3};
+  EXPECT_EQ(mr::local_size(d, mr::pe(0)), 2u);  // counted: the last block
+  EXPECT_EQ(mr::local_size(d, mr::pe(2)), 4u);
+  expect_bijection(d, 3);
+}
+
+static_assert(!mr::distribution<int>);
+static_assert(!mr::distribution<mr::pe>);
+static_assert(std::is_trivially_copyable_v<mr::cyclic> && std::is_trivially_copyable_v<mr::block> &&
+              std::is_trivially_copyable_v<mr::block_cyclic>);
+
+TEST(Distribution, ImpossibleSizesStopAtTheCallersLine) {
+  EXPECT_EXIT(mr::block(-1, 2), testing::ExitedWithCode(1),
+              "distribution_test.cpp.*block: -1 indices over 2 PEs");
+  EXPECT_EXIT(mr::cyclic(5, 0), testing::ExitedWithCode(1), "cyclic: 5 indices over 0 PEs");
+  EXPECT_EXIT(mr::block_cyclic(5, 0, 2), testing::ExitedWithCode(1), "block_cyclic: block size 0");
+}
+
+}  // namespace
