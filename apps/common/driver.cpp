@@ -151,6 +151,11 @@ double median_of(const std::vector<variant_result>& results, std::string_view na
   return 0;
 }
 
+// The app's own figure (GUP/s) for a run of `seconds`: every PE did sz.n operations.
+double rate_of(const app_info& app, const sizes& sz, double seconds) {
+  return static_cast<double>(sz.n) * num_pes() / seconds * app.rate.scale;
+}
+
 void write_json(const settings& st, const app_info& app, const sizes& sz,
                 const std::vector<variant_result>& results, std::int64_t rss,
                 std::int64_t pool_peak, const round_trips& rt,
@@ -223,6 +228,8 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
       if (naive > 0) v["speedup_vs_" + app.baseline] = naive / r.median();
       if (local > 0) v["vs_local"] = r.median() / local;  // times slower than the floor
       v["result"] = r.result;
+      if (!app.rate.unit.empty())
+        v["rate"] = {{"unit", app.rate.unit}, {"value", rate_of(app, sz, r.median())}};
     }
     j["variants"].push_back(v);
   }
@@ -276,6 +283,15 @@ void print_table(const app_info& app, const sizes& sz, const std::vector<variant
   if (shown.size() == 1 && !shown.front().empty())
     fmt::print("result (every variant): {}\n", shown.front());
   if (local > 0 && !app.local_floor.empty()) fmt::print("local: {}\n", app.local_floor);
+  if (!app.rate.unit.empty()) {
+    std::string rates;
+    for (const auto& r : results)
+      if (r.passed)
+        rates += fmt::format("{}{} {:.4g}", rates.empty() ? "" : ", ", r.name,
+                             rate_of(app, sz, r.median()));
+    fmt::print("{} (all PEs' {}s per second of the median run x {:g}): {}\n", app.rate.unit, app.op,
+               app.rate.scale, rates);
+  }
   // What crossed the network (to PEs of other nodes), per PE and repetition, and how full.
   std::string net;
   for (std::size_t i = 0; i < results.size() && i < traffic.size(); ++i) {
@@ -300,8 +316,9 @@ int run_driver(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == "stream") return run_stream(argc - 1, argv + 1);
   // Apps are registered here once all their variants exist and pass their checks.
   const std::vector<app_info> apps = {
-      histogram_app(), index_gather_app(), permute_matrix_app(), transpose_matrix_app(),
-      randperm_app(),  toposort_app(),     triangles_app(),      reductions_app()};
+      histogram_app(),        index_gather_app(), permute_matrix_app(),
+      transpose_matrix_app(), randperm_app(),     toposort_app(),
+      triangles_app(),        reductions_app(),   random_access_app()};
 
   CLI::App cli{
       "mailroom-bench: the Bale mini-apps in every variant, timed and checked.\n"
@@ -369,6 +386,7 @@ int run_driver(int argc, char** argv) {
   sizes sz;
   sz.n = st.n >= 0 ? st.n : (st.quick ? app->quick_n : app->default_n);
   sz.table_per_pe = st.table >= 0 ? st.table : (st.quick ? app->quick_table : app->default_table);
+  if (st.n < 0 && app->n_per_table > 0) sz.n = app->n_per_table * sz.table_per_pe;
   sz.nnz_per_row = st.nnz >= 0 ? st.nnz : (st.quick ? app->quick_nnz : app->default_nnz);
   sz.matrix = st.matrix;
   sz.seed = st.seed;

@@ -77,6 +77,14 @@ struct app_info {
   /// What the `local` variant does, in one line (its --help and the table print it): the floor
   /// the others are compared with in the "vs local" column. Empty: the app has no local variant.
   std::string local_floor = {};
+  /// -n's default, as a multiple of the table (RandomAccess: 4); 0: default_n and quick_n.
+  std::int64_t n_per_table = 0;
+  /// The benchmark's own figure, from all PEs' operations per second (RandomAccess: GUP/s,
+  /// 1e-9 per update per second); empty unit: none.
+  struct rate_figure {
+    std::string unit;
+    double scale = 0;
+  } rate = {};
 };
 
 /// Every mini-app (defined next to each app's bench.cpp).
@@ -88,6 +96,7 @@ app_info randperm_app();
 app_info toposort_app();
 app_info triangles_app();
 app_info reductions_app();
+app_info random_access_app();
 
 /// mailroom-bench's main.
 int run_driver(int argc, char** argv);
