@@ -316,9 +316,9 @@ int run_driver(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == "stream") return run_stream(argc - 1, argv + 1);
   // Apps are registered here once all their variants exist and pass their checks.
   const std::vector<app_info> apps = {
-      histogram_app(),        index_gather_app(), permute_matrix_app(),
-      transpose_matrix_app(), randperm_app(),     toposort_app(),
-      triangles_app(),        reductions_app(),   random_access_app()};
+      histogram_app(),     index_gather_app(), permute_matrix_app(), transpose_matrix_app(),
+      randperm_app(),      toposort_app(),     triangles_app(),      reductions_app(),
+      random_access_app(), pointer_chase_app()};
 
   CLI::App cli{
       "mailroom-bench: the Bale mini-apps in every variant, timed and checked.\n"

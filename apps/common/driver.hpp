@@ -97,6 +97,7 @@ app_info toposort_app();
 app_info triangles_app();
 app_info reductions_app();
 app_info random_access_app();
+app_info pointer_chase_app();
 
 /// mailroom-bench's main.
 int run_driver(int argc, char** argv);
