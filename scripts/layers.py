@@ -55,7 +55,7 @@ LAYERS = [
      "registry"),
     ("api", None,
      ["mailbox.hpp", "selector.hpp", "actor.hpp", "join.hpp", "serialized.hpp", "conveyor.hpp",
-      "distribution.hpp",
+      "distribution.hpp", "detail/reduce_cache.hpp",
       "detail/mailboxes.hpp", "detail/sends.hpp"],
      [],
      "selectors and actors (typed, variable-size, serialized, lambda and bound messages), "

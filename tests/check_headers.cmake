@@ -67,6 +67,7 @@ set(allowed_detail
     lambda_registry.hpp  # lambda messages' handlers, registered by type (selector.hpp)
     mailboxes.hpp        # the mailbox classes behind a selector, and handler dispatch
     records.hpp          # the record layout the inline push paths write (conveyor_core)
+    reduce_cache.hpp     # message reductions: the sender's cache, on the send path (mailboxes)
     reduction.hpp        # the reduction operators of collectives and atomics
     scheduler.hpp        # mailbox and selector cores, what sends read of the scheduler
     send_context.hpp     # where the caller's sends come from, sender() (runtime.hpp, task.hpp)

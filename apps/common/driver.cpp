@@ -101,7 +101,7 @@ struct round_trips {
 // A variant's traffic per repetition, over every PE (collective): mailroom's counters, so zero
 // for the variants that do not use mailroom (naive, bsp, local).
 struct traffic_summary {
-  std::int64_t messages = 0, bytes = 0, buffers = 0, idle_flushed = 0, forwarded = 0;
+  std::int64_t messages = 0, bytes = 0, buffers = 0, idle_flushed = 0, forwarded = 0, combined = 0;
   std::int64_t network_buffers = 0, network_bytes = 0;  // to PEs of other nodes (routing's view)
   double mean_fill = 0, credit_wait_s_max_pe = 0;
   std::vector<std::int64_t> links;  // messages from PE i to PE j at i * P + j (P <= 64 only)
@@ -120,6 +120,7 @@ std::vector<traffic_summary> summarise_traffic(const std::vector<variant_result>
     t.buffers = all_reduce(r.traffic.buffers_sent) / n;
     t.idle_flushed = all_reduce(r.traffic.idle_flushed) / n;
     t.forwarded = all_reduce(r.traffic.messages_forwarded) / n;
+    t.combined = all_reduce(r.traffic.messages_combined) / n;
     std::int64_t net_buffers = 0, net_bytes = 0;
     const int here = routing_node(this_pe());
     for (std::size_t d = 0; d < r.traffic.buffers_to.size(); ++d)
@@ -202,6 +203,7 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
         {"buffers", t.buffers},
         {"idle_flushed_messages", t.idle_flushed},
         {"forwarded_messages", t.forwarded},
+        {"combined_messages", t.combined},
         {"network",
          {{"buffers", t.network_buffers},
           {"bytes", t.network_bytes},
@@ -303,6 +305,14 @@ void print_table(const app_info& app, const sizes& sz, const std::vector<variant
                     static_cast<double>(t.network_bytes) / static_cast<double>(t.network_buffers));
   }
   if (!net.empty()) fmt::print("network buffers per PE x mean payload (to other nodes): {}\n", net);
+  // What message reductions saved: messages that travelled, and those folded into them.
+  std::string combined;
+  for (std::size_t i = 0; i < results.size() && i < traffic.size(); ++i)
+    if (traffic[i].combined > 0)
+      combined +=
+          fmt::format("{}{} {} sent, {} combined at the sender", combined.empty() ? "" : "; ",
+                      results[i].name, traffic[i].messages, traffic[i].combined);
+  if (!combined.empty()) fmt::print("messages per repetition, all PEs: {}\n", combined);
   if (simulated()) fmt::print("{}: the times are its clock, not this computer's\n", mpi_library());
   std::fflush(stdout);
 }

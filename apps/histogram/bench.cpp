@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace mailroom::apps {
@@ -18,7 +19,25 @@ class histogram_bench final : public kernel_bench {
     pb_.table_per_pe = s.table_per_pe;
     pb_.index.resize(static_cast<std::size_t>(s.n));
     input_stream in(s.seed, me);
-    for (auto& g : pb_.index) g = in.below(s.table_per_pe * P);
+    const std::int64_t zipf = s.options.at("zipf");
+    if (zipf < 0) usage_error("histogram: --zipf must be 0 (uniform) or more");
+    if (zipf == 0) {
+      for (auto& g : pb_.index) g = in.below(s.table_per_pe * P);
+    } else {
+      // Zipf's law over the slots, slot g the (g + 1)-th most frequent: P(g) ~ 1 / (g + 1)^s,
+      // s = zipf / 100, by inverting the cumulative distribution (a binary search per update).
+      const std::int64_t slots = s.table_per_pe * P;
+      std::vector<double> cdf(static_cast<std::size_t>(slots));
+      double sum = 0;
+      for (std::int64_t g = 0; g < slots; ++g)
+        cdf[static_cast<std::size_t>(g)] = sum +=
+            std::pow(static_cast<double>(g + 1), -zipf / 100.0);
+      for (auto& g : pb_.index) {
+        const double u = static_cast<double>(in.next() >> 11) * 0x1.0p-53 * sum;
+        g = std::min<std::int64_t>(std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin(),
+                                   slots - 1);
+      }
+    }
     counts_ = symmetric_array<std::int64_t>(static_cast<std::size_t>(s.table_per_pe));
     // Expected counts, computed apart from every variant: every index goes to its owner (one
     // all-to-all), which counts it.
@@ -45,6 +64,10 @@ class histogram_bench final : public kernel_bench {
       histogram::bound(pb_, counts_);
     else if (v == "dist")
       histogram::dist(pb_, counts_);
+    else if (v == "reduce")
+      histogram::reduce(pb_, counts_);
+    else if (v == "counted")
+      histogram::counted(pb_, counts_);
     else if (v == "local")
       histogram::local(pb_, counts_);
   }
@@ -78,9 +101,14 @@ app_info histogram_app() {
                1'000,
                10'000,
                100,
-               {"naive", "bsp", "conveyor", "selector", "lambda", "bound", "dist", "local"},
+               {"naive", "bsp", "conveyor", "selector", "lambda", "bound", "dist", "reduce",
+                "counted", "local"},
                [] { return std::make_unique<histogram_bench>(); }};
   app.local_floor = "the same loop on this PE's own table (offset g / P): no communication";
+  app.options = {{"zipf",
+                  "keys by Zipf's law with exponent zipf / 100 (100: s = 1.0), slot g the (g+1)-th "
+                  "most frequent; 0: uniform",
+                  0, 0}};
   return app;
 }
 

@@ -25,6 +25,10 @@ void conveyor(const problem& pb, symmetric_array<std::int64_t> counts);  // mail
 void selector(const problem& pb, symmetric_array<std::int64_t> counts);  // typed actor messages
 void lambda(const problem& pb, symmetric_array<std::int64_t> counts);    // lambda messages
 void dist(const problem& pb, symmetric_array<std::int64_t> counts);      // selector by cyclic
+// message reductions: at<int64_t>{1, slot} to a mailbox that adds the counts of one slot at the
+// sender (mailbox_spec::reduce)
+void reduce(const problem& pb, symmetric_array<std::int64_t> counts);
+void counted(const problem& pb, symmetric_array<std::int64_t> counts);  // reduce's, not reducing
 // lambda messages bound to one handler (selector::bind)
 void bound(const problem& pb, symmetric_array<std::int64_t> counts);
 /// The floor: the same loop with no communication, every update applied to this PE's table at

@@ -79,6 +79,10 @@ namespace mailroom {
     "seconds a wait may make no progress before the PE prints one warning line naming the PEs "   \
     "that hold its buffers unacknowledged (blocked in an MPI call of their own without "          \
     "mailroom::quiesce(), or computing), and waits on; 0: off")                                   \
+  X(reduce_slots, "MAILROOM_REDUCE_SLOTS", count, 4096,                                           \
+    "messages a reducing mailbox (mailbox_spec::reduce) remembers per sender while they wait "    \
+    "in their buffers, to fold later ones of the same key into them (rounded down to a power "    \
+    "of two; 16 bytes each)")                                                                     \
   X(stats, "MAILROOM_STATS", count, 0,                                                            \
     "1: every PE prints each selector's counters (messages, bytes, buffers, mean fill, credit "   \
     "waits) when it ends")                                                                        \

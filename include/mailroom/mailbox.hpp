@@ -5,11 +5,57 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 
 namespace mailroom {
+
+namespace detail {
+/// A handler whose mailbox combines messages at the sender (mailbox_spec::reduce): called as H.
+template <class H, class Key, class Combine>
+struct reducing {
+  H handler;
+  Key key;          ///< key(msg): messages to one PE with equal keys may be combined
+  Combine combine;  ///< combine(into, msg): folds msg into an unsent message of the same key
+  template <class... A>
+    requires std::is_invocable_v<H&, A...>
+  decltype(auto) operator()(A&&... a) {
+    return handler(std::forward<A>(a)...);
+  }
+};
+template <class H>
+inline constexpr bool is_reducing = false;
+template <class H, class K, class C>
+inline constexpr bool is_reducing<reducing<H, K, C>> = true;
+// reduce(op) for messages with an index and a value (at<T>): the key is the index, and op
+// combines the values.
+struct index_key {
+  template <class M>
+  std::uint64_t operator()(const M& m) const noexcept {
+    return static_cast<std::uint64_t>(m.index);
+  }
+};
+template <class Op>
+struct combine_values {
+  Op op;
+  template <class M>
+  void operator()(M& into, const M& m) const {
+    into.value = op(into.value, m.value);
+  }
+};
+}  // namespace detail
+
+/// A combining rule that keeps the first of two messages: reduce(keep_first{}) drops the
+/// duplicates of a message (visited sets) while it waits to leave.
+struct keep_first {
+  /// The first.
+  template <class V>
+  const V& operator()(const V& first, const V&) const noexcept {
+    return first;
+  }
+};
 
 /// Describes a mailbox of typed messages T handled by `handler`, for a selector's constructor.
 /// The handler is called as handler(msg, from, self), handler(msg, from) or handler(msg),
@@ -31,6 +77,29 @@ struct mailbox_spec {
   [[nodiscard]] mailbox_spec named(std::string_view n) && {
     name = n;
     return std::move(*this);
+  }
+  /// Message reductions (Active Pebbles): a message to a PE that still has an unsent message of
+  /// the same key(msg) from this sender is folded into it by combine(into, msg) instead of
+  /// travelling; every message's effect must then be the combined message's (counts add, a
+  /// minimum keeps the least, a visited set keeps one). key returns a std::uint64_t. The sender
+  /// holds back up to MAILROOM_REDUCE_SLOTS messages per mailbox (direct-mapped by key and PE),
+  /// which leave when evicted, and all before the mailbox may terminate; messages of a reducing
+  /// mailbox keep no order. Sends of pool workers (and of the main flow under the progress
+  /// thread) are not combined. statistics::messages_combined counts the folded ones.
+  template <class Key, class Combine>
+  [[nodiscard]] mailbox_spec<T, detail::reducing<H, Key, Combine>> reduce(Key key,
+                                                                          Combine combine) && {
+    return {{std::move(handler), std::move(key), std::move(combine)}, concurrent, name};
+  }
+  /// reduce for messages of an index and a value (at<V>): same index, values combined by op
+  /// (mailroom::plus<>{}, min<>{}, max<>{}, keep_first{}, or any op(a, b) of two values).
+  template <class Op>
+    requires requires(const T& m) {
+      m.index;
+      m.value;
+    }
+  [[nodiscard]] auto reduce(Op op) && {
+    return std::move(*this).reduce(detail::index_key{}, detail::combine_values<Op>{std::move(op)});
   }
 };
 

@@ -127,6 +127,7 @@ class selector : detail::blocked_sends {
   void send(pe dest, const message_type<I>& msg, source_location loc = source_location::current()) {
     auto& box = *std::get<I>(boxes_);
     if (MAILROOM_UNLIKELY(!admitted(box, dest))) return stage(box, I, dest.rank(), msg, loc);
+    if constexpr (detail::box_reduces<decltype(box)>) return push_reduced(box, dest.rank(), msg);
     if (MAILROOM_UNLIKELY(!box.conveyor.template push<sizeof(message_type<I>)>(dest.rank(), &msg)))
       push_blocked(box.conveyor, dest.rank(), msg);
   }
@@ -255,9 +256,8 @@ class selector : detail::blocked_sends {
     static_assert(I < size, "selector::send<I>: mailbox index out of range");
   }
 
-  /// send<I>(dest, msg) spelt `send(mailroom::to<I>, dest, msg)`: in a generic handler, where
-  /// `self` is a template parameter, this needs no `template` keyword
-  /// (`self.send(mr::to<1>, from, reply)` instead of `self.template send<1>(from, reply)`).
+  /// send<I>(dest, msg) spelt `send(mailroom::to<I>, dest, msg)`: in a generic handler it needs
+  /// no `template` keyword (`self.send(mr::to<1>, from, r)`, not `self.template send<1>(...)`).
   template <std::size_t I, class M>
   [[gnu::always_inline]] void send(mailbox_id<I>, pe dest, const M& msg,
                                    source_location loc = source_location::current()) {

@@ -22,8 +22,11 @@ struct statistics {
   /// than those to other nodes: MAILROOM_NODE_BUFFER_BYTES): what mean_fill() divides by.
   std::int64_t room_sent = 0;
   std::int64_t messages_forwarded = 0;  ///< passed on for other PEs (node routing)
-  std::int64_t messages_handled = 0;    ///< whose handler ran on this PE
-  double credit_wait_seconds = 0;       ///< sends blocked on back-pressure
+  /// Folded into an earlier message before they left (message reductions, mailbox_spec::reduce):
+  /// not in messages_sent.
+  std::int64_t messages_combined = 0;
+  std::int64_t messages_handled = 0;  ///< whose handler ran on this PE
+  double credit_wait_seconds = 0;     ///< sends blocked on back-pressure
   std::int64_t idle_flushed =
       0;  ///< messages shipped early by the idle flush (MAILROOM_IDLE_FLUSH)
   ///@{

@@ -505,6 +505,7 @@ void add_conveyor(statistics& s, const conveyor_core& c) {
   }
   s.room_sent += c.room_sent();
   s.messages_forwarded += c.forwarded_items();
+  s.messages_combined += c.combined_items;
   s.messages_handled += c.processed_items();
   s.credit_wait_seconds += c.credit_wait_seconds();
 }

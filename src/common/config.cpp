@@ -47,6 +47,7 @@ limits limits_of(std::string_view env) {
   if (env == "MAILROOM_IDLE_SLEEP_NS") return {0, 1000000000};
   if (env == "MAILROOM_IDLE_FLUSH") return {0, 1ull << 40};
   if (env == "MAILROOM_STATS") return {0, 1};
+  if (env == "MAILROOM_REDUCE_SLOTS") return {1, 1u << 24};
   if (env == "MAILROOM_NODE_SIZE") return {0, 1u << 20};
   return {0, std::numeric_limits<std::uint64_t>::max()};
 }

@@ -399,6 +399,7 @@ void accumulate(statistics& s, const statistics& o, std::int64_t sign) {
   s.buffers_sent += sign * o.buffers_sent;
   s.room_sent += sign * o.room_sent;
   s.messages_forwarded += sign * o.messages_forwarded;
+  s.messages_combined += sign * o.messages_combined;
   s.messages_handled += sign * o.messages_handled;
   s.credit_wait_seconds += static_cast<double>(sign) * o.credit_wait_seconds;
   s.idle_flushed += sign * o.idle_flushed;

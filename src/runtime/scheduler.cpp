@@ -621,7 +621,10 @@ std::string selector_core::describe() const {
 
 bool selector_core::flush_partial() {
   bool all = true;
-  for (mailbox_base* box : boxes_) all = box->conveyor.flush(false) && all;
+  for (mailbox_base* box : boxes_) {
+    if (box->holds_reduced()) all = box->flush_reduced() && all;  // (message reductions)
+    all = box->conveyor.flush(false) && all;
+  }
   return all;
 }
 
@@ -652,9 +655,12 @@ void selector_core::print_stats() const {
     out += fmt::format(
         "mailroom: rank {}: stats: {} #{} {}: sent {} messages ({} bytes) in {} buffers "
         "(mean fill {:.1f}%) over {} links, busiest to PE {} ({} messages); handled {}; senders "
-        "waited {:.6f} s for credits\n",
+        "waited {:.6f} s for credits{}\n",
         transport::rank(), s_->kind_, id_, box_label(m), conv.sent_items(), bytes, buffers, fill,
-        links, busiest_pe, busiest, conv.processed_items(), conv.credit_wait_seconds());
+        links, busiest_pe, busiest, conv.processed_items(), conv.credit_wait_seconds(),
+        conv.combined_items > 0
+            ? fmt::format("; {} more combined into those before they left", conv.combined_items)
+            : std::string());
   }
   std::fputs(out.c_str(), stderr);
 }
@@ -772,6 +778,21 @@ bool selector_core::paused(std::size_t m) const noexcept {
   for (int s : s_->plan_.successors[m])
     if (boxes_[static_cast<std::size_t>(s)]->conveyor.backlogged()) return true;
   return false;
+}
+
+bool selector_core::holding_reduced(std::size_t c) {
+  // Messages held back by a reducing mailbox's cache are in no count the termination protocols
+  // read: they leave first, once the component has nothing left to handle (before, its handlers
+  // may still send more that combine with them).
+  const auto& members = s_->plan_.components[c].members;
+  bool holds = false;
+  for (int m : members) holds = holds || boxes_[static_cast<std::size_t>(m)]->holds_reduced();
+  if (!holds) return false;
+  for (int m : members)
+    if (boxes_[static_cast<std::size_t>(m)]->conveyor.has_arrivals()) return true;
+  bool all = true;
+  for (int m : members) all = boxes_[static_cast<std::size_t>(m)]->flush_reduced() && all;
+  return !all;
 }
 
 bool selector_core::staged_waiting(std::size_t c) const noexcept {
@@ -1017,7 +1038,7 @@ bool selector_core::step(bool arrivals) {
   // that order: a worker that takes a block away counts in handler_work first.)
   for (std::size_t c = 0; c < s_->components_.size(); ++c) {
     if (s_->components_[c].finished || !closed(c)) continue;
-    if (staged_waiting(c) || handler_work() > 0) continue;
+    if (staged_waiting(c) || handler_work() > 0 || holding_reduced(c)) continue;
     if (step_component(c)) {
       finish_component(c);
       any = true;

@@ -88,6 +88,10 @@ class conveyor_core : public record_codec {
     return true;
   }
 
+  /// Items combined into an earlier one before they left (message reductions: added by the
+  /// mailbox's reduce_cache per window of sends and when it flushes).
+  std::int64_t combined_items = 0;
+
   /// Appends a variable-size item of `len & k_var_len` bytes for `dest` (a conveyor constructed
   /// with item_bytes 0 and no delta records), `len` its length word. False as push<N> is. The
   /// caller checks that it fits in a buffer (var_room).

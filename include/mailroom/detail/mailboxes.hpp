@@ -5,6 +5,7 @@
 #pragma once
 
 #include "mailroom/detail/lambda_registry.hpp"
+#include "mailroom/detail/reduce_cache.hpp"
 #include "mailroom/detail/scheduler.hpp"
 #include "mailroom/detail/signature.hpp"
 #include "mailroom/mailbox.hpp"
@@ -120,6 +121,26 @@ class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
                    "{} bytes (the blocks in which workers stage their sends)",
                    sizeof(T), stage_block::k_bytes - 4);
     conveyor_core::check_item_fits(sizeof(T), "mailbox message");
+    if constexpr (is_reducing<H>) cache_.resize(current_config().reduce_slots);
+  }
+
+  /// Whether messages to this mailbox are combined at the sender (mailbox_spec::reduce).
+  static constexpr bool reduces = is_reducing<H>;
+  /// A send to a reducing mailbox (reduce_cache::hold): true when a message must be pushed now.
+  [[gnu::always_inline]] bool hold(int dest, const T& msg, int& out_dest, T& out) {
+    return cache_.hold(handler_, conveyor, dest, msg, out_dest, out);
+  }
+  bool flush_reduced() override {
+    if constexpr (is_reducing<H>)
+      return cache_.flush(conveyor);
+    else
+      return true;
+  }
+  [[nodiscard]] bool holds_reduced() const noexcept override {
+    if constexpr (is_reducing<H>)
+      return cache_.holds();
+    else
+      return false;
   }
 
   void process_front() override {
@@ -209,9 +230,16 @@ class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
     conveyor.pop_front();
   }
 
+  // A message a reducing mailbox sent and may still combine into: its buffer and offset there.
   H handler_;
   Sel* self_;
+  [[no_unique_address]] std::conditional_t<is_reducing<H>, reduce_cache<T, H>, no_reduce_cache>
+      cache_;
 };
+
+/// Whether a typed mailbox (a mailbox_impl, by reference) combines messages at the sender.
+template <class Box>
+inline constexpr bool box_reduces = std::remove_cvref_t<Box>::reduces;
 
 // What sends to a mailbox of variable-size messages need of it.
 struct var_sends {

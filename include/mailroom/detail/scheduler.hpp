@@ -42,6 +42,10 @@ class mailbox_base {
   /// Pushes the entries of a block that a pool worker staged, from `at` on (advanced); false
   /// when a push is refused for want of a credit (the rest waits for the next poll).
   virtual bool drain(stage_block& b, std::uint32_t& at) = 0;
+  /// A reducing mailbox (mailbox_spec::reduce): pushes the messages its cache holds back, as
+  /// credits allow; true when none is left. Whether it holds any.
+  virtual bool flush_reduced() { return true; }
+  [[nodiscard]] virtual bool holds_reduced() const noexcept { return false; }
 
   conveyor_core conveyor;
   /// Where sends may come from now, as scheduler::k_from_user and k_from_handler bits: from
@@ -230,6 +234,7 @@ class selector_core {
   /// The first selector that feeds this one and has not terminated here (null: none).
   [[nodiscard]] const selector_core* feeder_running() const noexcept;
   bool staged_waiting(std::size_t c) const noexcept;
+  bool holding_reduced(std::size_t c);
   bool paused(std::size_t m) const noexcept;
   bool step_component(std::size_t c);
   void handle(std::size_t m, std::size_t budget);

@@ -19,6 +19,16 @@ namespace mailroom::detail {
 /// progress until the push goes through, out of line and with the message by value, so that the
 /// fast path keeps nothing alive for them: no spills in a send loop (selector derives from it).
 struct blocked_sends {
+  // A send to a reducing mailbox: combined into the message its cache holds for the same key
+  // and PE, or held there, pushing the message it evicts.
+  template <class Box, class T>
+  [[gnu::always_inline]] static void push_reduced(Box& box, int dest, const T& msg) {
+    int to;
+    T out;
+    if (!box.hold(dest, msg, to, out)) return;
+    if (MAILROOM_UNLIKELY(!box.conveyor.template push<sizeof(T)>(to, &out)))
+      push_blocked(box.conveyor, to, out);
+  }
   template <class T>
   [[gnu::noinline]] static void push_blocked(detail::conveyor_core& c, int dest, T msg) {
     const detail::credit_wait timer(c);
