@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh build
 bash scripts/mpirun.sh -n 2 build/examples/histogram 1000000
 bash scripts/mpirun.sh -n 2 build/examples/index_gather 1000000
+bash scripts/mpirun.sh -n 2 build/examples/bfs 200000
 MAILROOM_WORKERS=2 bash scripts/mpirun.sh -n 1 build/examples/workers 1000000
 mkdir -p build/results
 results=()
