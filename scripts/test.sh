@@ -64,7 +64,7 @@ else
   san_neg=OFF
   san_out='scale_full|scale_apps|cluster|many_pes|one_pe|neg|full'
   tidy_what=(--recent 8)
-  san_names='^install\.|^(api_mesh|api_routed|enable_disable_routed)\.np4$|^sim\.(collectives|team_selectors|constructions_differ|distributions|message_reductions)\.|^sim\.exactly_once\.256x32\.(direct\.seed1|mesh\.seed1|node\.link_credits1|mesh\.link_credits0)$|^exactly_once_(routed_by_4\.np16|mesh_by_1\.np9|mesh_by_2\.np8|routed_tight_flow\.np4)$|^blocked_in_mpi_warned\.'
+  san_names='^install\.|^(api_mesh|api_routed|enable_disable_routed)\.np4$|^sim\.(collectives|team_selectors|constructions_differ|distributions|message_reductions)\.|^sim\.(progress_loop\.256x8|one_sided\.256x32)$|^sim\.exactly_once\.256x32\.(direct\.seed1|mesh\.seed1|node\.link_credits1|mesh\.link_credits0)$|^exactly_once_(routed_by_4\.np16|mesh_by_1\.np9|mesh_by_2\.np8|routed_tight_flow\.np4)$|^blocked_in_mpi_warned\.'
 fi
 
 # The time each tier took, printed when it ends (and of the whole run, last).
@@ -130,7 +130,8 @@ export UBSAN_OPTIONS=print_stacktrace=1
 # api with node and mesh routing at 4 PEs and enable_disable routed (50-70 s each; exactly-once
 # covers routing on the simulated machine, with node routing), exactly-once with mesh routing
 # on the simulated machine (28 s; the release build runs it), the simulated collectives, team
-# selectors, distributions and message reductions (15-20 s each there), the install tests (the release and MPICH builds run them), the tests labelled
+# selectors, distributions, message reductions, one-sided operations and progress() loop
+# (14-22 s each there), the install tests (the release and MPICH builds run them), the tests labelled
 # full, the negative-compile tests (the compiler's messages, which the release build
 # checks), the simulated machine's mismatched constructions (the MPI ones run), the early
 # warning's 12 s of waiting, and four exactly-once runs of 16-25 s each (routed at 16 PEs and
