@@ -104,7 +104,8 @@ class cyclic {
   [[nodiscard]] std::int64_t size() const noexcept { return n_; }
   /// How many indices PE p holds.
   [[nodiscard]] std::size_t local_size(pe p) const noexcept {
-    return n_ > p.rank() ? static_cast<std::size_t>((n_ - p.rank() + pes_ - 1) / pes_) : 0;
+    // (ceil((n - r) / P), written so that an unbounded n cannot overflow)
+    return n_ > p.rank() ? static_cast<std::size_t>((n_ - p.rank() - 1) / pes_ + 1) : 0;
   }
   /// {owner, local index} as a pair (gather's `where`, before distributions).
   std::pair<pe, std::size_t> operator()(std::int64_t g) const noexcept {

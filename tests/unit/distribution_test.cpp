@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace mr = mailroom;
@@ -72,6 +73,13 @@ TEST(Distribution, LayoutsAreTheNamedOnes) {
   EXPECT_EQ(bc.local(7), 3u);           // PE 0's second block, its second element
   EXPECT_EQ(bc.local_size(mr::pe(0)), 8u);
   EXPECT_EQ(bc.local_size(mr::pe(2)), 6u);
+}
+
+TEST(Distribution, UnboundedCyclicCountsWithoutOverflow) {
+  constexpr std::int64_t n = std::numeric_limits<std::int64_t>::max();
+  const mr::cyclic c(n, 3);
+  EXPECT_EQ(c.local_size(mr::pe(0)), static_cast<std::size_t>(n / 3 + 1));  // n = 3k + 1
+  EXPECT_EQ(c.local_size(mr::pe(2)), static_cast<std::size_t>(n / 3));
 }
 
 // A user-defined distribution with only the four required members: blocks in reverse PE order.
