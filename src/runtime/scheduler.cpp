@@ -785,13 +785,14 @@ bool selector_core::holding_reduced(std::size_t c) {
   // read: they leave first, once the component has nothing left to handle (before, its handlers
   // may still send more that combine with them).
   const auto& members = s_->plan_.components[c].members;
-  bool holds = false;
-  for (int m : members) holds = holds || boxes_[static_cast<std::size_t>(m)]->holds_reduced();
-  if (!holds) return false;
-  for (int m : members)
-    if (boxes_[static_cast<std::size_t>(m)]->conveyor.has_arrivals()) return true;
+  const auto box = [this](int m) { return boxes_[static_cast<std::size_t>(m)]; };
+  if (std::none_of(members.begin(), members.end(), [&](int m) { return box(m)->holds_reduced(); }))
+    return false;
+  if (std::any_of(members.begin(), members.end(),
+                  [&](int m) { return box(m)->conveyor.has_arrivals(); }))
+    return true;
   bool all = true;
-  for (int m : members) all = boxes_[static_cast<std::size_t>(m)]->flush_reduced() && all;
+  for (int m : members) all = box(m)->flush_reduced() && all;
   return !all;
 }
 
