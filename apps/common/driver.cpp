@@ -324,17 +324,20 @@ int run_driver(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == "plan") return run_plan(argc - 1, argv + 1);
   // The machine's memory bandwidth (STREAM): an MPI job, but no app.
   if (argc > 1 && std::string_view(argv[1]) == "stream") return run_stream(argc - 1, argv + 1);
+  // Graph500's BFS: an MPI job with a report of its own (its statistics over 64 searches).
+  if (argc > 1 && std::string_view(argv[1]) == "bfs") return run_graph500(argc - 1, argv + 1);
   // Apps are registered here once all their variants exist and pass their checks.
   const std::vector<app_info> apps = {
-      histogram_app(),     index_gather_app(), permute_matrix_app(), transpose_matrix_app(),
-      randperm_app(),      toposort_app(),     triangles_app(),      reductions_app(),
-      random_access_app(), pointer_chase_app()};
+      histogram_app(),     index_gather_app(),  permute_matrix_app(), transpose_matrix_app(),
+      randperm_app(),      toposort_app(),      triangles_app(),      reductions_app(),
+      random_access_app(), pointer_chase_app(), permutation_app()};
 
   CLI::App cli{
       "mailroom-bench: the Bale mini-apps in every variant, timed and checked.\n"
       "Run under mpirun, e.g.: mpirun -n 2 mailroom-bench histogram --reps 5\n"
       "`mailroom-bench plan --help`: the memory reserved per PE at any scale (no MPI job).\n"
-      "`mailroom-bench stream --help`: the memory bandwidth of this machine (STREAM)."};
+      "`mailroom-bench stream --help`: the memory bandwidth of this machine (STREAM).\n"
+      "`mailroom-bench bfs --help`: Graph500's BFS, by its rules (TEPS)."};
   cli.require_subcommand(1);
   settings st;
   std::map<std::string, CLI::App*> subs;

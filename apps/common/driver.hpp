@@ -98,6 +98,10 @@ app_info triangles_app();
 app_info reductions_app();
 app_info random_access_app();
 app_info pointer_chase_app();
+app_info permutation_app();
+
+/// `mailroom-bench bfs ...` (argv[0] is "bfs"): Graph500's BFS (apps/bfs); the exit status.
+int run_graph500(int argc, char** argv);
 
 /// mailroom-bench's main.
 int run_driver(int argc, char** argv);
