@@ -11,7 +11,8 @@ void dist(const problem& pb, symmetric_array<std::int64_t> table,
   const cyclic d(pb.table_per_pe * num_pes());
   mailroom::selector ig{
       mailbox<at<std::int64_t>>([=](const at<std::int64_t>& q, pe from, auto& self) {
-        self.template send<1>(from, at<std::int64_t>{table[q.index], q.value});
+        self.template send<1>(
+            from, at<std::int64_t>{table[q.index], static_cast<std::uint64_t>(q.value)});
       }),
       mailbox<at<std::int64_t>>([=](const at<std::int64_t>& r) { out[r.index] = r.value; })};
   parallel_for_chunks(std::int64_t{0}, std::ssize(pb.index),

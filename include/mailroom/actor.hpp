@@ -114,6 +114,13 @@ class actor {
   void send(pe dest, const L& closure, source_location loc = source_location::current()) {
     sel_.template send<0>(dest, closure, loc);
   }
+  /// Sends a closure to run on g's owner under d, called with the local index (see selector).
+  template <distribution D, class L>
+    requires std::is_void_v<T>
+  void send(const D& d, std::int64_t g, const L& closure,
+            source_location loc = source_location::current()) {
+    sel_.template send<0>(d, g, closure, loc);
+  }
   /// This PE sends no more to this actor (from outside its handler).
   void done(source_location loc = source_location::current()) { sel_.template done<0>(loc); }
   /// Names the actor on this PE, for errors, the watchdog and statistics (see selector::name).

@@ -10,8 +10,10 @@
 
 #include <algorithm>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 namespace mailroom {
@@ -215,6 +217,24 @@ template <class T>
 inline constexpr bool is_at = false;
 template <class T>
 inline constexpr bool is_at<at<T>> = true;
+
+/// A lambda message sent by global index (selector::send<I>(d, g, closure)): the closure and the
+/// local index, called on the owner as closure(local, from, self), closure(local, from) or
+/// closure(local), the first it takes.
+template <class L>
+struct at_local {
+  L closure;
+  std::size_t local;
+  template <class Sel>
+  void operator()(pe from, Sel& self) const {
+    if constexpr (std::is_invocable_v<const L&, std::size_t, pe, Sel&>)
+      closure(local, from, self);
+    else if constexpr (std::is_invocable_v<const L&, std::size_t, pe>)
+      closure(local, from);
+    else
+      closure(local);
+  }
+};
 }  // namespace detail
 
 }  // namespace mailroom

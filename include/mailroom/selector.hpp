@@ -48,8 +48,7 @@ class selector : detail::blocked_sends {
   friend class detail::bound_sender;
 
  public:
-  /// The number of mailboxes.
-  static constexpr std::size_t size = sizeof...(Specs);
+  static constexpr std::size_t size = sizeof...(Specs);  ///< The number of mailboxes.
 
   /// Over the job's PEs, with the default termination graph (the chain). Collective; the
   /// runtime must be running.
@@ -60,13 +59,7 @@ class selector : detail::blocked_sends {
   // (The call site goes to functions out of line: a call_site object here, inlined into the
   // function that sends, cost the send loop of index-gather an instruction per message.)
   selector(const graph& g, Specs... specs, source_location loc = source_location::current()) {
-    const detail::runtime_turn turn;
-    detail::scheduler::check_running("mailroom::selector", loc);
-    pes_ = num_pes();
-    build(std::index_sequence_for<Specs...>{}, loc, std::move(specs)...);
-    core_ = std::make_unique<detail::selector_core>(boxes_list(std::index_sequence_for<Specs...>{}),
-                                                    g, "selector", loc);
-    core_->set_owner(this);
+    construct(nullptr, g, loc, std::move(specs)...);
   }
 
   /// Over team t (collective over its members; the world team gives the job's selector).
@@ -76,21 +69,7 @@ class selector : detail::blocked_sends {
   /// Over team t, with termination graph g.
   selector(const team& t, const graph& g, Specs... specs,
            source_location loc = source_location::current()) {
-    const detail::runtime_turn turn;
-    detail::scheduler::check_running("mailroom::selector", loc);
-    pes_ = num_pes();
-    if (detail::over_world(t)) {
-      build(std::index_sequence_for<Specs...>{}, loc, std::move(specs)...);
-      core_ = std::make_unique<detail::selector_core>(
-          boxes_list(std::index_sequence_for<Specs...>{}), g, "selector", loc);
-    } else {
-      team_.emplace(t);
-      build(std::index_sequence_for<Specs...>{}, loc, std::move(specs)...);
-      core_ = std::make_unique<detail::selector_core>(
-          boxes_list(std::index_sequence_for<Specs...>{}), g, "selector", loc, &*team_);
-      pes_ = t.size();
-    }
-    core_->set_owner(this);
+    construct(&t, g, loc, std::move(specs)...);
   }
 
   selector(const selector&) = delete;
@@ -170,6 +149,15 @@ class selector : detail::blocked_sends {
                                    source_location loc = source_location::current()) {
     const place p = place_of(d, g);
     send<I>(p.owner, message_type<I>{value, p.local}, loc);
+  }
+  /// Sends closure to lambda mailbox I on g's owner under d, where it is called with the local
+  /// index first: closure(local, from, self), closure(local, from) or closure(local).
+  template <std::size_t I, distribution D, class L>
+    requires(I < size && std::is_void_v<message_type<I>>)
+  [[gnu::always_inline]] void send(const D& d, std::int64_t g, const L& closure,
+                                   source_location loc = source_location::current()) {
+    const place p = place_of(d, g);
+    send<I>(p.owner, detail::at_local<L>{closure, p.local}, loc);
   }
   /// The most bytes one message to variable-size mailbox I carries in one piece (what a buffer
   /// holds after its headers): larger ones go in pieces.
@@ -283,12 +271,12 @@ class selector : detail::blocked_sends {
   /// ("selector 'bfs' #3"); name its mailboxes with mailbox_spec::named.
   void name(std::string_view n) { core_->set_name(n); }
 
-  /// Sends every partly filled buffer of this selector now: latency over aggregation (e.g.
-  /// before yield()ing for a reply). Sending continues normally afterwards.
+  /// Sends every partly filled buffer now, and what reducing mailboxes hold (as credits allow):
+  /// latency over aggregation (e.g. before yield()ing for a reply). Sending then goes on.
   void flush() {
     const detail::runtime_turn turn("selector::flush");
     [this]<std::size_t... I>(std::index_sequence<I...>) {
-      (std::get<I>(boxes_)->conveyor.flush(true), ...);
+      (std::get<I>(boxes_)->flush_now(), ...);
     }(std::index_sequence_for<Specs...>{});
   }
 
@@ -361,6 +349,18 @@ class selector : detail::blocked_sends {
   [[nodiscard]] future<void> finished_future() const { return core_->finished_future(); }
 
  private:
+  // Both constructors: over the job (t null, or the world team) or over team t.
+  void construct(const team* t, const graph& g, const source_location& loc, Specs&&... specs) {
+    const detail::runtime_turn turn;
+    detail::scheduler::check_running("mailroom::selector", loc);
+    pes_ = num_pes();
+    if (t != nullptr && !detail::over_world(*t)) team_.emplace(*t);
+    build(std::index_sequence_for<Specs...>{}, loc, std::move(specs)...);
+    core_ = std::make_unique<detail::selector_core>(boxes_list(std::index_sequence_for<Specs...>{}),
+                                                    g, "selector", loc, team_ ? &*team_ : nullptr);
+    if (team_) pes_ = team_->size();
+    core_->set_owner(this);
+  }
   template <std::size_t... I>
   void build(std::index_sequence<I...>, const source_location& loc, Specs&&... specs) {
     // A comma fold runs left to right: mailboxes take their collective ids in index order.

@@ -4,6 +4,8 @@
 // the Bale kernels, reusable by any mailroom program.
 #pragma once
 
+#include "mailroom/distribution.hpp"
+
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -52,6 +54,10 @@ class sparse_matrix {
     return global_row / pes;
   }
   ///@}
+  /// The rows' distribution (cyclic over the job's PEs): sends by global row
+  /// (`sel.send<I>(a.row_distribution(), r, v)`), gather and distributed arrays of one value per
+  /// row.
+  [[nodiscard]] cyclic row_distribution() const { return cyclic(rows_); }
 
   ///@{
   /// Columns (and values, if any) of local row l.

@@ -93,6 +93,22 @@ int check(const char* name, const D& d, int sends) {
   EXPECT(sums == want_sums, "%s: at<double> sums differ from the recount", name);
   EXPECT(forwarded == want_forwarded, "%s: sends from handlers differ from the recount", name);
 
+  // Lambda messages by global index, called on the owner with the local index (from the main
+  // flow: closure(local); from a handler, passing the selector on: closure(local, from, self)).
+  std::vector<std::int64_t> called(mine, 0), relayed(mine, 0);
+  const mr::symmetric<std::int64_t*> called_here(called.data()), relayed_here(relayed.data());
+  mr::selector lam{mr::lambdas{}, mr::lambdas{}};
+  for (int k = 0; k < sends; ++k)
+    lam.template send<0>(d, index_of(g_me, k, d.size()), [=](std::size_t l, mr::pe, auto& self) {
+      (*called_here)[l] += 1;
+      const std::int64_t g = d.global(mr::this_pe(), l);
+      self.template send<1>(d, (g + 1) % d.size(), [=](std::size_t m) { (*relayed_here)[m] += 1; });
+    });
+  lam.template done<0>();
+  lam.wait();
+  EXPECT(called == want, "%s: lambda messages by global index differ from the recount", name);
+  EXPECT(relayed == want_forwarded, "%s: lambdas sent from lambdas differ from the recount", name);
+
   // A distributed array: every PE adds 1 at each of its indices (atomics), then each PE puts
   // g * 3 at the indices it owns in a second array, which all PEs read back with get and gather.
   mr::distributed<std::int64_t, D> counts(d), values(d);

@@ -130,6 +130,18 @@ int constructor_sorts_rows_and_carries_values() {
              "row %lld column %lld carries value %g", ll(a.global_row(l)), ll(row[k]), v[k]);
   }
   EXPECT(a.global_nnz() == sum_over_pes(a.local_nnz()), "global_nnz %lld", ll(a.global_nnz()));
+  // The rows' distribution places every row where owner() and local_index() do.
+  const mr::cyclic d = a.row_distribution();
+  EXPECT(d.size() == rows && mr::local_size(d, mr::this_pe()) == static_cast<std::size_t>(lrows),
+         "row_distribution: %lld rows, %zu here", ll(d.size()), mr::local_size(d, mr::this_pe()));
+  for (std::int64_t r = 0; r < rows; ++r)
+    EXPECT(d.owner(r).rank() == mr::sparse_matrix::owner(r, g_pes) &&
+               static_cast<std::int64_t>(d.local(r)) == mr::sparse_matrix::local_index(r, g_pes),
+           "row_distribution places row %lld on PE %d at %zu", ll(r), d.owner(r).rank(),
+           d.local(r));
+  for (std::int64_t l = 0; l < lrows; ++l)
+    EXPECT(d.global(mr::this_pe(), static_cast<std::size_t>(l)) == a.global_row(l),
+           "row_distribution: local row %lld is global %lld", ll(l), ll(a.global_row(l)));
   // A pattern matrix has no values; the default-constructed one is empty and 0 x 0.
   const mr::sparse_matrix p(rows, cols, row_ptr, col_idx);
   EXPECT(!p.has_values() && p.row_values(0).empty() == true, "a pattern matrix has values");

@@ -46,6 +46,12 @@ class mailbox_base {
   /// credits allow; true when none is left. Whether it holds any.
   virtual bool flush_reduced() { return true; }
   [[nodiscard]] virtual bool holds_reduced() const noexcept { return false; }
+  /// selector::flush: the messages a reducing cache holds (as credits allow), then every partly
+  /// filled buffer, shipped now.
+  void flush_now() {
+    if (holds_reduced()) (void)flush_reduced();
+    (void)conveyor.flush(true);
+  }
 
   conveyor_core conveyor;
   /// Where sends may come from now, as scheduler::k_from_user and k_from_handler bits: from
