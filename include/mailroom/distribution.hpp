@@ -31,8 +31,8 @@ inline void check_distribution(const char* what, std::int64_t n, std::int64_t pe
 
 /// Global index g's owner and its local index there.
 struct place {
-  pe owner;           ///< the PE that holds element g
-  std::size_t local;  ///< g's index in the owner's part
+  pe owner;               ///< the PE that holds element g
+  std::size_t local = 0;  ///< g's index in the owner's part
 };
 
 /// A distribution of global indices [0, size()) over P PEs: owner(g) holds g at local(g), and
@@ -224,7 +224,7 @@ inline constexpr bool is_at<at<T>> = true;
 template <class L>
 struct at_local {
   L closure;
-  std::size_t local;
+  std::size_t local = 0;
   template <class Sel>
   void operator()(pe from, Sel& self) const {
     if constexpr (std::is_invocable_v<const L&, std::size_t, pe, Sel&>)
