@@ -3,6 +3,7 @@
 // with its vertex permutation, or Erdős–Rényi's uniform endpoints; kernel 1's construction; the
 // search keys; the serial floor's whole graph; the statistics of the report.
 #include "bfs/graph500.hpp"
+#include "common/driver.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -96,25 +97,17 @@ std::vector<edge> generate(const graph_spec& spec) {
 
 graph construct(const graph_spec& spec, std::vector<edge> input) {
   graph g{spec, cyclic(spec.vertices()), std::move(input), {}, {}};
-  const auto P = static_cast<std::size_t>(num_pes());
   // Both directions of every tuple but self-loops, to their start's owner.
-  std::vector<int> counts(P, 0), displs(P, 0);
+  std::vector<edge> both;
+  both.reserve(2 * g.tuples.size());
   for (const edge& e : g.tuples)
     if (e.u != e.v) {
-      ++counts[static_cast<std::size_t>(g.dist.owner(e.u).rank())];
-      ++counts[static_cast<std::size_t>(g.dist.owner(e.v).rank())];
+      both.push_back(e);
+      both.push_back({e.v, e.u});
     }
-  for (std::size_t p = 1; p < P; ++p) displs[p] = displs[p - 1] + counts[p - 1];
-  std::vector<edge> out(static_cast<std::size_t>(displs[P - 1] + counts[P - 1]));
-  std::vector<int> at(displs);
-  for (const edge& e : g.tuples)
-    if (e.u != e.v) {
-      out[static_cast<std::size_t>(at[static_cast<std::size_t>(g.dist.owner(e.u).rank())]++)] = e;
-      out[static_cast<std::size_t>(at[static_cast<std::size_t>(g.dist.owner(e.v).rank())]++)] = {
-          e.v, e.u};
-    }
-  const std::vector<edge> mine = all_to_all_v(
-      std::span<const edge>(out), std::span<const int>(counts), std::span<const int>(displs));
+  const std::vector<edge> mine = to_owners(
+      std::span<const edge>(both), [&g](const edge& e) { return g.dist.owner(e.u).rank(); });
+  both = {};
   const std::size_t n = local_size(g.dist, this_pe());
   g.offsets.assign(n + 1, 0);
   for (const edge& e : mine) ++g.offsets[g.dist.local(e.u) + 1];

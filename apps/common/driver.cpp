@@ -484,16 +484,7 @@ int run_driver(int argc, char** argv) {
 
 std::vector<std::int64_t> to_owners(const std::vector<std::int64_t>& values,
                                     const std::function<int(std::int64_t)>& owner) {
-  const auto P = static_cast<std::size_t>(num_pes());
-  std::vector<int> counts(P, 0), displs(P, 0);
-  for (const std::int64_t v : values) ++counts[static_cast<std::size_t>(owner(v))];
-  for (std::size_t p = 1; p < P; ++p) displs[p] = displs[p - 1] + counts[p - 1];
-  std::vector<std::int64_t> by_owner(values.size());
-  std::vector<int> at(displs);
-  for (const std::int64_t v : values)
-    by_owner[static_cast<std::size_t>(at[static_cast<std::size_t>(owner(v))]++)] = v;
-  return all_to_all_v(std::span<const std::int64_t>(by_owner), std::span<const int>(counts),
-                      std::span<const int>(displs));
+  return to_owners(std::span<const std::int64_t>(values), owner);
 }
 
 bool is_distributed_permutation(const std::vector<std::int64_t>& part, std::int64_t n) {

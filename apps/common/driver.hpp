@@ -4,11 +4,15 @@
 // checker for every variant; a table on rank 0 and, on request, JSON.
 #pragma once
 
+#include <mailroom/collectives.hpp>
+#include <mailroom/runtime.hpp>
+
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -119,6 +123,20 @@ bool parse_command_line(CLI::App& cli, int argc, char** argv, const std::string&
 
 /// Collective: sends every value to PE owner(value) in one all-to-all; returns the values that
 /// came to this PE. What the checkers count with, in memory that grows with the data, not P.
+template <class T, class Owner>
+std::vector<T> to_owners(std::span<const T> values, Owner&& owner) {
+  const auto P = static_cast<std::size_t>(num_pes());
+  std::vector<int> counts(P, 0), displs(P, 0);
+  for (const T& v : values) ++counts[static_cast<std::size_t>(owner(v))];
+  for (std::size_t p = 1; p < P; ++p) displs[p] = displs[p - 1] + counts[p - 1];
+  std::vector<T> by_owner(values.size());
+  std::vector<int> at(displs);
+  for (const T& v : values)
+    by_owner[static_cast<std::size_t>(at[static_cast<std::size_t>(owner(v))]++)] = v;
+  return all_to_all_v(std::span<const T>(by_owner), std::span<const int>(counts),
+                      std::span<const int>(displs));
+}
+/// (Of 64-bit values.)
 std::vector<std::int64_t> to_owners(const std::vector<std::int64_t>& values,
                                     const std::function<int(std::int64_t)>& owner);
 

@@ -9,7 +9,6 @@
 #include <mailroom/generators.hpp>
 
 #include <algorithm>
-#include <numeric>
 #include <span>
 
 namespace mailroom::apps {
@@ -23,18 +22,11 @@ std::vector<std::int64_t> placed(const cyclic& d, std::span<const std::int64_t> 
   struct pair {
     std::int64_t key, value;
   };
-  const auto P = static_cast<std::size_t>(num_pes());
-  const auto owner = [&d](std::int64_t k) { return static_cast<std::size_t>(d.owner(k).rank()); };
-  std::vector<int> counts(P, 0), displs(P, 0);
-  for (const std::int64_t k : key) ++counts[owner(k)];
-  std::exclusive_scan(counts.begin(), counts.end(), displs.begin(), 0);
-  std::vector<pair> by_owner(key.size());
-  std::vector<int> at(displs);
-  for (std::size_t l = 0; l < key.size(); ++l)
-    by_owner[static_cast<std::size_t>(at[owner(key[l])]++)] = {key[l], value[l]};
+  std::vector<pair> pairs(key.size());
+  for (std::size_t l = 0; l < key.size(); ++l) pairs[l] = {key[l], value[l]};
   std::vector<std::int64_t> out(local_size(d, this_pe()), -1);
-  for (const pair& p : all_to_all_v(std::span<const pair>(by_owner), std::span<const int>(counts),
-                                    std::span<const int>(displs)))
+  for (const pair& p : to_owners(std::span<const pair>(pairs),
+                                 [&d](const pair& q) { return d.owner(q.key).rank(); }))
     out[d.local(p.key)] = p.value;
   return out;
 }
