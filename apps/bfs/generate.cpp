@@ -88,6 +88,21 @@ std::vector<edge> tuples(const graph_spec& s, std::int64_t first, std::int64_t l
   return out;
 }
 
+// Adjacency lists of n rows: edges(f) calls f(row, neighbour) for every directed edge, the same
+// ones in the same order each time (a counting pass, then a filling one).
+template <class Edges>
+void adjacency_lists(std::size_t n, Edges edges, std::vector<std::int64_t>& offsets,
+                     std::vector<std::int64_t>& adjacency) {
+  offsets.assign(n + 1, 0);
+  edges([&](std::size_t row, std::int64_t) { ++offsets[row + 1]; });
+  for (std::size_t r = 0; r < n; ++r) offsets[r + 1] += offsets[r];
+  adjacency.resize(static_cast<std::size_t>(offsets[n]));
+  std::vector<std::int64_t> fill(offsets.begin(), offsets.end() - 1);
+  edges([&](std::size_t row, std::int64_t v) {
+    adjacency[static_cast<std::size_t>(fill[row]++)] = v;
+  });
+}
+
 }  // namespace
 
 std::vector<edge> generate(const graph_spec& spec) {
@@ -108,13 +123,12 @@ graph construct(const graph_spec& spec, std::vector<edge> input) {
   const std::vector<edge> mine = to_owners(
       std::span<const edge>(both), [&g](const edge& e) { return g.dist.owner(e.u).rank(); });
   both = {};
-  const std::size_t n = local_size(g.dist, this_pe());
-  g.offsets.assign(n + 1, 0);
-  for (const edge& e : mine) ++g.offsets[g.dist.local(e.u) + 1];
-  for (std::size_t l = 0; l < n; ++l) g.offsets[l + 1] += g.offsets[l];
-  g.adjacency.resize(mine.size());
-  std::vector<std::int64_t> fill(g.offsets.begin(), g.offsets.end() - 1);
-  for (const edge& e : mine) g.adjacency[static_cast<std::size_t>(fill[g.dist.local(e.u)]++)] = e.v;
+  adjacency_lists(
+      local_size(g.dist, this_pe()),
+      [&](auto&& f) {
+        for (const edge& e : mine) f(g.dist.local(e.u), e.v);
+      },
+      g.offsets, g.adjacency);
   return g;
 }
 
@@ -138,21 +152,16 @@ std::vector<std::int64_t> search_keys(const graph& g, int count, std::uint64_t s
 whole_graph gather_whole(const graph& g) {
   const std::vector<edge> all = tuples(g.spec, 0, g.spec.edges());
   whole_graph w;
-  const auto n = static_cast<std::size_t>(g.vertices());
-  w.offsets.assign(n + 1, 0);
-  for (const edge& e : all)
-    if (e.u != e.v) {
-      ++w.offsets[static_cast<std::size_t>(e.u) + 1];
-      ++w.offsets[static_cast<std::size_t>(e.v) + 1];
-    }
-  for (std::size_t v = 0; v < n; ++v) w.offsets[v + 1] += w.offsets[v];
-  w.adjacency.resize(static_cast<std::size_t>(w.offsets[n]));
-  std::vector<std::int64_t> fill(w.offsets.begin(), w.offsets.end() - 1);
-  for (const edge& e : all)
-    if (e.u != e.v) {
-      w.adjacency[static_cast<std::size_t>(fill[static_cast<std::size_t>(e.u)]++)] = e.v;
-      w.adjacency[static_cast<std::size_t>(fill[static_cast<std::size_t>(e.v)]++)] = e.u;
-    }
+  adjacency_lists(
+      static_cast<std::size_t>(g.vertices()),
+      [&](auto&& f) {
+        for (const edge& e : all)
+          if (e.u != e.v) {
+            f(static_cast<std::size_t>(e.u), e.v);
+            f(static_cast<std::size_t>(e.v), e.u);
+          }
+      },
+      w.offsets, w.adjacency);
   return w;
 }
 
