@@ -102,6 +102,8 @@ struct round_trips {
 // for the variants that do not use mailroom (naive, bsp, local).
 struct traffic_summary {
   std::int64_t messages = 0, bytes = 0, buffers = 0, idle_flushed = 0, forwarded = 0, combined = 0;
+  std::int64_t combined_at_hops = 0;
+  std::vector<std::int64_t> hop_in, hop_combined;  // per hop of the routes (message reductions)
   std::int64_t network_buffers = 0, network_bytes = 0;  // to PEs of other nodes (routing's view)
   double mean_fill = 0, credit_wait_s_max_pe = 0;
   std::vector<std::int64_t> links;  // messages from PE i to PE j at i * P + j (P <= 64 only)
@@ -121,6 +123,16 @@ std::vector<traffic_summary> summarise_traffic(const std::vector<variant_result>
     t.idle_flushed = all_reduce(r.traffic.idle_flushed) / n;
     t.forwarded = all_reduce(r.traffic.messages_forwarded) / n;
     t.combined = all_reduce(r.traffic.messages_combined) / n;
+    t.combined_at_hops = all_reduce(r.traffic.messages_combined_at_hops) / n;
+    const auto hops = static_cast<std::size_t>(
+        all_reduce(static_cast<std::int64_t>(r.traffic.hop_in.size()), max<>{}));
+    for (std::size_t k = 0; k < hops; ++k) {
+      const auto at = [k](const std::vector<std::int64_t>& v) {
+        return k < v.size() ? v[k] : std::int64_t{0};
+      };
+      t.hop_in.push_back(all_reduce(at(r.traffic.hop_in)) / n);
+      t.hop_combined.push_back(all_reduce(at(r.traffic.hop_combined)) / n);
+    }
     std::int64_t net_buffers = 0, net_bytes = 0;
     const int here = routing_node(this_pe());
     for (std::size_t d = 0; d < r.traffic.buffers_to.size(); ++d)
@@ -204,6 +216,8 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
         {"idle_flushed_messages", t.idle_flushed},
         {"forwarded_messages", t.forwarded},
         {"combined_messages", t.combined},
+        {"combined_at_hops_messages", t.combined_at_hops},
+        {"hops", {{"in", t.hop_in}, {"combined", t.hop_combined}}},
         {"network",
          {{"buffers", t.network_buffers},
           {"bytes", t.network_bytes},
@@ -310,8 +324,11 @@ void print_table(const app_info& app, const sizes& sz, const std::vector<variant
   for (std::size_t i = 0; i < results.size() && i < traffic.size(); ++i)
     if (traffic[i].combined > 0)
       combined +=
-          fmt::format("{}{} {} sent, {} combined at the sender", combined.empty() ? "" : "; ",
-                      results[i].name, traffic[i].messages, traffic[i].combined);
+          fmt::format("{}{} {} sent, {} combined at the sender{}", combined.empty() ? "" : "; ",
+                      results[i].name, traffic[i].messages, traffic[i].combined,
+                      traffic[i].combined_at_hops > 0
+                          ? fmt::format(" and {} at hops", traffic[i].combined_at_hops)
+                          : std::string());
   if (!combined.empty()) fmt::print("messages per repetition, all PEs: {}\n", combined);
   if (simulated()) fmt::print("{}: the times are its clock, not this computer's\n", mpi_library());
   std::fflush(stdout);

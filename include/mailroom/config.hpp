@@ -12,7 +12,7 @@ namespace mailroom {
 
 // X(field, ENV_NAME, kind, default, description). kind: bytes (a count with an optional K, M or
 // G suffix, powers of 1024; "KiB"/"KB" spellings accepted), count (a plain non-negative
-// integer) or routing (auto, direct, node or mesh: enum routing).
+// integer) or routing (auto, direct, node, mesh, mesh3d or hypercube: enum routing).
 #define MAILROOM_CONFIG_TABLE(X)                                                                  \
   X(buffer_bytes, "MAILROOM_BUFFER_BYTES", bytes, 32768,                                          \
     "bytes per aggregation buffer to another node (one per lane and mailbox); 256 B to 16 MiB")   \
@@ -83,6 +83,10 @@ namespace mailroom {
     "messages a reducing mailbox (mailbox_spec::reduce) remembers per sender while they wait "    \
     "in their buffers, to fold later ones of the same key into them (rounded down to a power "    \
     "of two; 16 bytes each)")                                                                     \
+  X(reduce_hops, "MAILROOM_REDUCE_HOPS", count, 1,                                                \
+    "1: a reducing mailbox's messages are also combined at every PE they pass through (node "     \
+    "and grid routing: a cache of MAILROOM_REDUCE_SLOTS per forwarding PE); 0: at the sender "    \
+    "only")                                                                                       \
   X(stats, "MAILROOM_STATS", count, 0,                                                            \
     "1: every PE prints each selector's counters (messages, bytes, buffers, mean fill, credit "   \
     "waits) when it ends")                                                                        \
@@ -90,7 +94,9 @@ namespace mailroom {
     "how items reach other nodes: direct (a buffer per PE), node (through the PE of each node "   \
     "that owns the link to the destination node: buffers per PE of the node and per link), "      \
     "mesh (nodes on a 2-D grid: along the row, then the column; links to about 2 sqrt(nodes) "    \
-    "nodes), auto (node beyond 64 PEs on nodes of several PEs, mesh beyond 1,024 nodes, else "    \
+    "nodes), mesh3d (a 3-D grid, three crossings; about 3 cbrt(nodes)), hypercube (one "          \
+    "crossing per bit of the node number; log2(nodes) links), auto (node beyond 64 PEs on nodes " \
+    "of several PEs, mesh beyond 1,024 nodes, else "                                              \
     "direct; widened towards mesh while the budget cannot hold 4 mailboxes)")                     \
   X(node_size, "MAILROOM_NODE_SIZE", count, 0,                                                    \
     "PEs per node that routing assumes, grouping consecutive ranks (to try routing on one "       \
@@ -110,8 +116,15 @@ namespace mailroom {
     "waves, collectives) in Chrome trace-event JSON")
 
 /// MAILROOM_ROUTING's values (config::routing).
-enum class routing : std::uint64_t { automatic = 0, direct = 1, node = 2, mesh = 3 };
-/// "auto", "direct", "node" or "mesh".
+enum class routing : std::uint64_t {
+  automatic = 0,
+  direct = 1,
+  node = 2,
+  mesh = 3,
+  mesh3d = 4,
+  hypercube = 5
+};
+/// "auto", "direct", "node", "mesh", "mesh3d" or "hypercube".
 [[nodiscard]] const char* routing_name(std::uint64_t r) noexcept;
 /// MAILROOM_PROGRESS's values (config::progress).
 enum class progress_mode : std::uint64_t { dedicated = 0, shared = 1, thread = 2 };

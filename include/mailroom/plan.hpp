@@ -47,7 +47,7 @@ struct machine_plan {
   std::size_t node_buffer_bytes = 0;    ///< of a shared slot
   std::uint32_t node_credits = 0;       ///< per lane within the node
   std::uint32_t pool_slots = 0;         ///< slots in each PE's shared pool
-  std::vector<routing_plan> routings;   ///< direct, node, mesh
+  std::vector<routing_plan> routings;   ///< direct, node, mesh, mesh3d, hypercube
   routing automatic = routing::direct;  ///< what MAILROOM_ROUTING=auto resolves to
 };
 

@@ -25,6 +25,15 @@ struct statistics {
   /// Folded into an earlier message before they left (message reductions, mailbox_spec::reduce):
   /// not in messages_sent.
   std::int64_t messages_combined = 0;
+  /// Folded at a hop on this PE into a message it was forwarding (message reductions with node
+  /// or grid routing): not passed on, and not in messages_handled.
+  std::int64_t messages_combined_at_hops = 0;
+  ///@{
+  /// Per hop of a route, in its order (0: to the owner of a link within the sender's node, 1:
+  /// over the network, 2 and 3: the next dimension's, ...): messages that came to this PE to be
+  /// passed on there, and those of them folded here (message reductions); the rest went on.
+  std::vector<std::int64_t> hop_in, hop_combined;
+  ///@}
   std::int64_t messages_handled = 0;  ///< whose handler ran on this PE
   double credit_wait_seconds = 0;     ///< sends blocked on back-pressure
   std::int64_t idle_flushed =

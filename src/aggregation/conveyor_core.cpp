@@ -13,8 +13,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstdio>
 #include <deque>
+#include <type_traits>
 #include <utility>
 
 namespace mailroom::detail {
@@ -59,6 +61,10 @@ struct conveyor_core::cold {
         buffers_to_(static_cast<std::size_t>(rt.lanes()), 0),
         forwarded_in_(rt.routed ? static_cast<std::size_t>(rt.lanes()) : 0, 0),
         outstanding_(static_cast<std::size_t>(rt.lanes()), 0),
+        forward_(2 * static_cast<std::size_t>(rt.stages)),
+        forward_at_(forward_.size(), 0),
+        run_left_(forward_.size(), 0),
+        run_tag_(forward_.size(), 0),
         limits_(static_cast<std::size_t>(rt.lanes())),
         pool_out_(static_cast<std::size_t>(rt.lanes()), 0) {
     for (std::size_t c = 0; c < k_link_classes; ++c) {
@@ -75,25 +81,21 @@ struct conveyor_core::cold {
   std::deque<std::pair<int, std::byte*>> backlog_;  // full buffers (and lanes) waiting for a credit
   // The forwarding queues: one per class that forwards, never shared. An item must never wait
   // behind one of an earlier stage, which may wait for a credit this one's stage frees
-  // (docs/design.md, routing). Buffers of items to forward, per queue (queue_of: 0 from the
-  // network, 1 from transit lanes, 2 and 3 from the second hop's), and how far the front one
-  // of each has been forwarded.
-  static constexpr std::size_t k_queues = 4;
+  // (docs/design.md, routing). Buffers of items to forward, per queue (queue_of: the class's
+  // place among the forwarded ones, transit(0) first), and how far the front one of each has
+  // been forwarded.
   static constexpr std::uint32_t queue_class(std::size_t q) noexcept {
-    constexpr std::uint32_t cls[k_queues] = {k_network, k_transit, k_network2, k_transit2};
-    return cls[q];
+    return static_cast<std::uint32_t>(q) + k_transit;
   }
-  static constexpr std::size_t queue_of(std::uint32_t cls) noexcept {
-    return cls == k_network ? 0 : cls == k_transit ? 1 : cls == k_network2 ? 2 : 3;
-  }
+  static constexpr std::size_t queue_of(std::uint32_t cls) noexcept { return cls - k_transit; }
   struct transit {
     std::byte* buf;
     int source;
   };
-  std::array<std::deque<transit>, k_queues> forward_;
-  std::array<std::uint32_t, k_queues> forward_at_{};
-  std::array<std::uint32_t, k_queues> run_left_{}, run_tag_{};  // records: the run forwarded
-  reservation taken_;                                           // slots or heap, and the credits
+  std::vector<std::deque<transit>> forward_;
+  std::vector<std::uint32_t> forward_at_;
+  std::vector<std::uint32_t> run_left_, run_tag_;  // records: the run forwarded
+  reservation taken_;                              // slots or heap, and the credits
   // Per lane: where its buffers come from and how many may be out. A lane to a PE of this node
   // fills a shared slot of node_capacity bytes when the conveyor's node lanes are in slots; its
   // fill's buf then points `offset` = capacity - node_capacity bytes before the buffer, so that
@@ -120,9 +122,32 @@ struct conveyor_core::cold {
   std::array<std::vector<std::uint8_t>, k_link_classes> ended_;
   std::array<int, k_link_classes> links_open_{};
   std::array<std::int64_t, k_link_classes> expected_{}, received_{};
-  std::uint32_t lanes_ended_ = 0;
+  std::uint64_t lanes_ended_ = 0;
   stream state_ = stream::open;
+  // Message reductions at hops (reduce_at_hops): the rule, the cache (allocated at the first
+  // forwarded item; entries of hop_stride_ bytes, a hop_entry and the item), how many entries
+  // it holds, where an unfinished flush resumes, and per class the items folded.
+  hop_rule hop_;
+  std::size_t hop_slots_ = 0, hop_stride_ = 0, hop_flush_at_ = 0;
+  std::vector<std::uint64_t> hop_cache_;
+  std::uint32_t hop_held_ = 0;
+  std::int64_t hop_combined_all_ = 0;
+  std::array<std::int64_t, k_link_classes> hop_combined_{};
 };
+
+namespace {
+// An entry of the hop cache, before its item: the item's key and destination (-1: empty), the
+// lane it goes on and its prefix words there.
+struct hop_entry {
+  std::uint64_t key;
+  std::int32_t dest;
+  std::int32_t lane;
+  std::uint32_t prefix[2];
+  std::uint32_t words;
+  std::uint32_t unused;
+};
+static_assert(sizeof(hop_entry) == 32);
+}  // namespace
 
 bool conveyor_core::backlogged() const noexcept { return !s_->backlog_.empty(); }
 bool conveyor_core::has_arrivals() const noexcept { return !s_->arrivals_.empty(); }
@@ -200,7 +225,7 @@ bool conveyor_core::push_routed_n(int dest, const void* item) noexcept {
   const std::uint32_t h = rt_.hop(dest);
   if ((h & routes::k_prefixed) == 0) return put_n<N, 0>(static_cast<int>(h), nullptr, item, false);
   const int lane_no = routes::lane_of_hop(h);
-  if (rt_.meshed) {  // [dest][origin] on every hop
+  if (rt_.gridded) {  // [dest][origin] on every hop
     const std::uint32_t both[2] = {static_cast<std::uint32_t>(dest),
                                    static_cast<std::uint32_t>(me_)};
     return put_n<N, 2>(lane_no, both, item, false);
@@ -607,7 +632,7 @@ void conveyor_core::ship(int lane_no) noexcept {
 }
 
 bool conveyor_core::flush(bool force) {
-  bool all = true;
+  bool all = s_->hop_held_ == 0 || flush_hops();
   for (std::size_t d = 0; d < dests(); ++d) {
     if (!has_items(d)) continue;
     if (!force && !can_ship(static_cast<int>(d))) {
@@ -669,7 +694,7 @@ void conveyor_core::deliver(int source, std::byte* buf) noexcept {
 }
 
 void conveyor_core::deliver_transit(int source, std::byte* buf, std::uint32_t cls) noexcept {
-  MAILROOM_CHECK(routed_ && forwarded_class(cls) && (rt_.meshed || cls < k_delivery),
+  MAILROOM_CHECK(routed_ && forwarded_class(cls) && stage_of(cls) < rt_.stages,
                  "mailbox #{}: PE {} forwards items through this PE, which does not route them "
                  "(is MAILROOM_ROUTING or MAILROOM_NODE_SIZE set differently on the PEs?)",
                  id_, source);
@@ -680,13 +705,10 @@ void conveyor_core::deliver_transit(int source, std::byte* buf, std::uint32_t cl
 
 bool conveyor_core::forward() noexcept {
   // Later stages first: they are nearer the PEs' handlers, which never wait.
+  // (Per stage, the network's queue before the transit's: a higher class first.)
   bool any = false;
-  if (rt_.meshed) {
-    any = forward_queue(2);
-    any = forward_queue(3) || any;
-  }
-  any = forward_queue(0) || any;
-  return forward_queue(1) || any;
+  for (std::size_t q = s_->forward_.size(); q-- > 0;) any = forward_queue(q) || any;
+  return any;
 }
 
 // Appends a variable-size item to `lane_no` after Words 4-byte prefix words, as put_n does.
@@ -741,17 +763,20 @@ struct conveyor_core::var_items {
   }
 };
 
-// Forwards what it can of the items of queue q (cold::queue_of: 0 from the network, 1 from
-// transit lanes, 2 and 3 from the second hop's), each after its prefix; `Items` says how long an
+// Forwards what it can of the items of queue q (cold::queue_of: under node routing 0 from transit
+// lanes, 1 from the network), each after its prefix; `Items` says how long an
 // item is and appends it: typed items of one size, or variable-size ones.
 // Node routing (a 4-byte prefix): from a transit lane to the network lane of its destination's
 // node with the two indices, from the network to its destination's delivery lane with its
-// origin PE. Mesh routing ([dest][origin]): to the lane mesh_next names, with both, or its origin
+// origin PE. Grid routing ([dest][origin]): to the lane grid_next names, with both, or its origin
 // alone on a delivery lane.
 template <class Items>
 bool conveyor_core::forward_items(std::size_t q, Items items) noexcept {
-  const bool mesh = rt_.meshed;
+  const bool mesh = rt_.gridded;
   const std::size_t prefix_bytes = mesh ? 8 : 4;
+  // Message reductions at this hop (typed items of a reducing mailbox): folded or held.
+  const bool fold = !std::is_same_v<Items, var_items> && s_->hop_slots_ > 0;
+  const std::uint32_t cls = cold::queue_class(q);
   bool any = false;
   auto& queue = s_->forward_[q];
   std::uint32_t& at = s_->forward_at_[q];
@@ -760,8 +785,8 @@ bool conveyor_core::forward_items(std::size_t q, Items items) noexcept {
     const std::byte* p = t.buf + k_header_bytes + at;
     const std::byte* end = t.buf + reinterpret_cast<const buffer_header*>(t.buf)->bytes;
     // Per buffer: the sender's index on this node (transit), or its node (network).
-    const std::uint32_t from = !mesh && q == 1 ? transit_origin(t.source) : 0;
-    const int far = !mesh && q == 0 ? far_node_of(t.source) : 0;
+    const std::uint32_t from = !mesh && q == 0 ? transit_origin(t.source) : 0;
+    const int far = !mesh && q == 1 ? far_node_of(t.source) : 0;
     while (p < end) {
       const std::byte* item = p + prefix_bytes;
       const std::size_t stride = prefix_bytes + items.bytes(item);
@@ -769,20 +794,27 @@ bool conveyor_core::forward_items(std::size_t q, Items items) noexcept {
       if (mesh) {
         std::uint32_t both[2];
         std::memcpy(both, p, 8);
-        const int lane_no = mesh_next(cold::queue_class(q), t.source, both[0], both[1]);
-        put_it = rt_.cls[static_cast<std::size_t>(lane_no)] == k_delivery
-                     ? items.template put<1>(*this, lane_no, &both[1], item)
-                     : items.template put<2>(*this, lane_no, both, item);
+        const int lane_no = grid_next(cls, t.source, both[0], both[1]);
+        const bool last = rt_.cls[static_cast<std::size_t>(lane_no)] == k_delivery;
+        put_it = fold ? hop_fold(lane_no, last ? 1 : 2, last ? &both[1] : both, item, both[0], cls)
+                 : last ? items.template put<1>(*this, lane_no, &both[1], item)
+                        : items.template put<2>(*this, lane_no, both, item);
       } else {
         std::uint32_t w;
         std::memcpy(&w, p, 4);
-        if (q == 1) {
+        if (q == 0) {
           const std::uint32_t h = transit_hop(t.source, w);
           const std::uint32_t prefix = network_prefix(h, from);
-          put_it = items.template put<1>(*this, routes::lane_of_hop(h), &prefix, item);
+          put_it = fold ? hop_fold(routes::lane_of_hop(h), 1, &prefix, item, w, cls)
+                        : items.template put<1>(*this, routes::lane_of_hop(h), &prefix, item);
         } else {
           const auto [lane_no, origin] = delivery_of(t.source, w, far);
-          put_it = items.template put<1>(*this, lane_no, &origin, item);
+          put_it =
+              fold ? hop_fold(
+                         lane_no, 1, &origin, item,
+                         static_cast<std::uint32_t>(rt_.peer[static_cast<std::size_t>(lane_no)]),
+                         cls)
+                   : items.template put<1>(*this, lane_no, &origin, item);
         }
       }
       if (!put_it) return any;
@@ -837,7 +869,7 @@ bool conveyor_core::push_var_routed(int dest, const void* payload, std::uint32_t
   if ((h & routes::k_prefixed) == 0)
     return put_var<0>(static_cast<int>(h), nullptr, payload, len, false);
   const int lane_no = routes::lane_of_hop(h);
-  if (rt_.meshed) {
+  if (rt_.gridded) {
     const std::uint32_t both[2] = {static_cast<std::uint32_t>(dest),
                                    static_cast<std::uint32_t>(me_)};
     return put_var<2>(lane_no, both, payload, len, false);
@@ -852,35 +884,31 @@ bool conveyor_core::push_var_routed(int dest, const void* payload, std::uint32_t
 // that leads nowhere from here).
 int conveyor_core::next_lane(std::size_t q, int source, std::uint32_t dest,
                              std::uint32_t origin) const noexcept {
-  if (rt_.meshed) return mesh_next(cold::queue_class(q), source, dest, origin);
+  if (rt_.gridded) return grid_next(cold::queue_class(q), source, dest, origin);
   // From a transit lane to the network lane for the destination's node, as it came; from the
   // network to the destination, with its origin only.
-  if (q == 1) return routes::lane_of_hop(transit_hop(source, dest));
+  if (q == 0) return routes::lane_of_hop(transit_hop(source, dest));
   const int lane_no = rt_.lane(k_delivery, static_cast<int>(dest));
   if (MAILROOM_UNLIKELY(lane_no < 0)) bad_forward(source, dest);
   return lane_no;
 }
 
-// Mesh routing: the lane an item for `dest` from `origin` that came over a link of class `cls`
+// Grid routing: the lane an item for `dest` from `origin` that came over a link of class `cls`
 // from `source` goes on to: its delivery lane when it has reached its node, else the hop
 // table's, which must be of a later stage (checked).
-int conveyor_core::mesh_next(std::uint32_t cls, int source, std::uint32_t dest,
+int conveyor_core::grid_next(std::uint32_t cls, int source, std::uint32_t dest,
                              std::uint32_t origin) const noexcept {
   const auto pes = static_cast<std::uint32_t>(rt_.pes);
   if (MAILROOM_UNLIKELY(dest >= pes || origin >= pes)) bad_forward(source, dest);
   const std::uint32_t h = rt_.hop(static_cast<int>(dest));
   if ((h & routes::k_prefixed) == 0) {  // on this node: delivered, from the network only
-    if (MAILROOM_UNLIKELY(cls != k_network && cls != k_network2)) bad_forward(source, dest);
+    if (MAILROOM_UNLIKELY(!network_link(cls))) bad_forward(source, dest);
     return rt_.delivery_base + static_cast<int>(h);
   }
   const int lane_no = routes::lane_of_hop(h);
-  const std::uint32_t next = rt_.cls[static_cast<std::size_t>(lane_no)];
-  // Stages in order: transit, network, transit2, network2 (then delivery, above).
-  const bool later = cls == k_transit    ? next == k_network
-                     : cls == k_network  ? next == k_transit2 || next == k_network2
-                     : cls == k_transit2 ? next == k_network2
-                                         : false;
-  if (MAILROOM_UNLIKELY(!later)) bad_forward(source, dest);
+  // The classes are numbered in the order of their stages (then delivery, above).
+  if (MAILROOM_UNLIKELY(rt_.cls[static_cast<std::size_t>(lane_no)] <= cls))
+    bad_forward(source, dest);
   return lane_no;
 }
 
@@ -1010,25 +1038,19 @@ bool conveyor_core::step_stream() {
     case stream::open:
       return false;
     case stream::flushing:
-      if ((s_->lanes_ended_ & 1u << k_final) == 0) {
-        end_lanes(k_final);
-        end_lanes(k_transit);
+      if ((s_->lanes_ended_ & 1u << k_final) == 0) end_lanes(k_final);
+      // What the hop cache holds goes on before the stages it leads to may end.
+      if (s_->hop_held_ > 0 && !flush_hops()) return false;
+      // Each forwarded class once every earlier one is clear (transit(0) at once: its items
+      // are this PE's own).
+      for (std::uint32_t c = k_transit; c < cold::queue_class(s_->forward_.size()); ++c) {
+        if ((s_->lanes_ended_ >> c & 1u) != 0) continue;
+        for (std::uint32_t e = k_transit; e < c; ++e)
+          if (!stage_clear(e)) return false;
+        end_lanes(c);
       }
-      if ((s_->lanes_ended_ & 1u << k_network) == 0) {
-        if (!stage_clear(k_transit)) return false;
-        end_lanes(k_network);
-      }
-      if ((s_->lanes_ended_ & 1u << k_transit2) == 0) {
-        if (!stage_clear(k_network)) return false;
-        end_lanes(k_transit2);
-      }
-      if ((s_->lanes_ended_ & 1u << k_network2) == 0) {
-        if (!stage_clear(k_transit2)) return false;
-        end_lanes(k_network2);
-      }
-      if (!stage_clear(k_transit) || !stage_clear(k_network) || !stage_clear(k_transit2) ||
-          !stage_clear(k_network2))
-        return false;
+      for (std::uint32_t c = k_transit; c < cold::queue_class(s_->forward_.size()); ++c)
+        if (!stage_clear(c)) return false;
       end_lanes(k_delivery);
       s_->state_ = stream::draining;
       [[fallthrough]];
@@ -1048,7 +1070,7 @@ bool conveyor_core::step_stream() {
 }
 
 void conveyor_core::end_lanes(std::uint32_t cls) {
-  s_->lanes_ended_ |= 1u << cls;
+  s_->lanes_ended_ |= std::uint64_t{1} << cls;
   for (int l = 0; l < rt_.lanes(); ++l) {
     const auto li = static_cast<std::size_t>(l);
     if (rt_.cls[li] != cls) continue;
@@ -1061,7 +1083,95 @@ void conveyor_core::end_lanes(std::uint32_t cls) {
 }
 
 bool conveyor_core::stage_clear(std::uint32_t cls) const noexcept {
-  return s_->links_open_[cls] == 0 && s_->received_[cls] == s_->expected_[cls] && !forwarding();
+  return s_->links_open_[cls] == 0 && s_->received_[cls] == s_->expected_[cls] && !forwarding() &&
+         s_->hop_held_ == 0;
+}
+
+void conveyor_core::reduce_at_hops(const hop_rule& rule, std::size_t slots) {
+  // Typed items only, and only where items pass through other PEs.
+  if (!routed_ || !lanes_.empty() || item_bytes_ == 0) return;
+  s_->hop_ = rule;
+  s_->hop_slots_ = std::bit_floor(std::max<std::size_t>(slots, 1));
+  s_->hop_stride_ = sizeof(hop_entry) + ((item_bytes_ + 7) & ~std::size_t{7});
+}
+
+std::int64_t conveyor_core::hop_combined_items() const noexcept { return s_->hop_combined_all_; }
+std::int64_t conveyor_core::hop_combined_items(std::uint32_t cls) const noexcept {
+  return cls < k_link_classes ? s_->hop_combined_[cls] : 0;
+}
+std::int64_t conveyor_core::hop_received_items(std::uint32_t cls) const noexcept {
+  return forwarded_class(cls) ? s_->received_[cls] : 0;
+}
+
+// Appends the item held at `at` (a hop_entry and the item) to its lane, as forwarded.
+bool conveyor_core::put_held(const std::byte* at) noexcept {
+  hop_entry e{};
+  std::memcpy(&e, at, sizeof e);
+  const std::byte* item = at + sizeof e;
+  const auto write = [&](std::byte* out) { std::memcpy(out, item, item_bytes_); };
+  return e.words == 1 ? put_item<1>(e.lane, e.prefix, item_bytes_, true, write)
+                      : put_item<2>(e.lane, e.prefix, item_bytes_, true, write);
+}
+
+bool conveyor_core::hop_fold(int lane_no, std::size_t words, const std::uint32_t* prefix,
+                             const std::byte* item, std::uint32_t dest,
+                             std::uint32_t cls) noexcept {
+  cold& s = *s_;
+  if (s.hop_cache_.empty()) {
+    s.hop_cache_.assign(s.hop_slots_ * s.hop_stride_ / 8, 0);
+    for (std::size_t k = 0; k < s.hop_slots_; ++k) {
+      const std::int32_t empty = -1;
+      std::memcpy(reinterpret_cast<std::byte*>(s.hop_cache_.data()) + k * s.hop_stride_ + 8, &empty,
+                  4);
+    }
+  }
+  const std::uint64_t key = s.hop_.key(s.hop_.self, item);
+  const std::uint64_t h = (key ^ (std::uint64_t{dest} << 40)) * 0x9e3779b97f4a7c15ULL;
+  std::byte* at = reinterpret_cast<std::byte*>(s.hop_cache_.data()) +
+                  (static_cast<std::size_t>(h >> 32) & (s.hop_slots_ - 1)) * s.hop_stride_;
+  hop_entry e{};
+  std::memcpy(&e, at, sizeof e);
+  if (e.dest == static_cast<std::int32_t>(dest) && e.key == key) {
+    // Folded: its effect is in the held item, so it counts as processed here (the waves of
+    // cycles and mr::quiesce compare the items sent with those processed).
+    s.hop_.combine(s.hop_.self, at + sizeof e, item);
+    ++s.hop_combined_[cls];
+    ++s.hop_combined_all_;
+    ++s.processed_items_;
+    ++ex_.items_handled;
+    return true;
+  }
+  if (e.dest >= 0) {
+    if (!put_held(at)) return false;  // (the lane has no room: the item waits in its buffer)
+  } else {
+    ++s.hop_held_;
+  }
+  e = hop_entry{key,
+                static_cast<std::int32_t>(dest),
+                lane_no,
+                {prefix[0], words > 1 ? prefix[1] : 0u},
+                static_cast<std::uint32_t>(words),
+                0};
+  std::memcpy(at, &e, sizeof e);
+  std::memcpy(at + sizeof e, item, item_bytes_);
+  return true;
+}
+
+bool conveyor_core::flush_hops() noexcept {
+  cold& s = *s_;
+  auto* base = reinterpret_cast<std::byte*>(s.hop_cache_.data());
+  for (; s.hop_held_ > 0 && s.hop_flush_at_ < s.hop_slots_; ++s.hop_flush_at_) {
+    std::byte* at = base + s.hop_flush_at_ * s.hop_stride_;
+    std::int32_t dest;
+    std::memcpy(&dest, at + 8, 4);
+    if (dest < 0) continue;
+    if (!put_held(at)) return false;
+    dest = -1;
+    std::memcpy(at + 8, &dest, 4);
+    --s.hop_held_;
+  }
+  s.hop_flush_at_ = 0;
+  return s.hop_held_ == 0;
 }
 
 void conveyor_core::end_of_stream(int source, std::uint32_t cls, std::int64_t items) noexcept {

@@ -113,8 +113,10 @@ exchange::exchange(const config& cfg)
 }
 
 namespace {
-// An acknowledgement names the conveyor in its low 29 bits and the link class in the top three.
-constexpr std::uint32_t k_id_bits = 29;
+// An acknowledgement names the conveyor in its low 27 bits and the link class in the top five.
+constexpr std::uint32_t k_id_bits = 27;
+static_assert(exchange::k_team_conveyor * 2 <= 1u << k_id_bits &&
+              k_link_classes <= 1 << (32 - k_id_bits));
 constexpr std::uint32_t tag_id(std::uint32_t id, std::uint32_t cls) noexcept {
   return id | cls << k_id_bits;
 }
@@ -141,9 +143,7 @@ void exchange::start_routes(const config& cfg) {
   const auto wanted = static_cast<routing>(cfg.routing);
   routing_ = resolve_routing(wanted, pes_, nodes, widest);
   for (;;) {
-    routes_ = routing_ == routing::node   ? routes::node(me_, layout)
-              : routing_ == routing::mesh ? routes::mesh(me_, layout)
-                                          : routes::direct(me_, layout);
+    routes_ = routes::of(routing_, me_, layout);
     // auto widens a routing whose lanes to other nodes the budget cannot hold for a few
     // mailboxes, on every PE alike.
     if (wanted != routing::automatic || routing_ == routing::mesh || pes_ <= 64 || nodes <= 1)
@@ -506,7 +506,18 @@ void add_conveyor(statistics& s, const conveyor_core& c) {
   s.room_sent += c.room_sent();
   s.messages_forwarded += c.forwarded_items();
   s.messages_combined += c.combined_items;
-  s.messages_handled += c.processed_items();
+  s.messages_combined_at_hops += c.hop_combined_items();
+  s.messages_handled += c.processed_items() - c.hop_combined_items();
+  // Per hop: the forwarded classes in stage order.
+  const auto hops = 2 * static_cast<std::size_t>(c.route_table().stages);
+  if (s.hop_in.size() < hops) {
+    s.hop_in.resize(hops, 0);
+    s.hop_combined.resize(hops, 0);
+  }
+  for (std::size_t k = 0; k < hops; ++k) {
+    s.hop_in[k] += c.hop_received_items(static_cast<std::uint32_t>(k) + k_transit);
+    s.hop_combined[k] += c.hop_combined_items(static_cast<std::uint32_t>(k) + k_transit);
+  }
   s.credit_wait_seconds += c.credit_wait_seconds();
 }
 }  // namespace

@@ -89,7 +89,7 @@ class exchange final {
   void detach(std::uint32_t id) noexcept;
   /// Ids at or above it name conveyors over teams (team_conveyor_id); below, the job's
   /// conveyors in creation order.
-  static constexpr std::uint32_t k_team_conveyor = 1u << 28;
+  static constexpr std::uint32_t k_team_conveyor = 1u << 26;
 
   /// A buffer of this PE's own (the pool).
   std::byte* acquire() noexcept;

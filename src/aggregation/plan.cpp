@@ -37,8 +37,11 @@ routing_plan plan_for(routing r, const config& cfg, const node_plan& node, int p
   const detail::node_layout layout = detail::node_layout::blocked(pes, per_node);
   const int nodes = (pes + per_node - 1) / per_node;
   std::vector<int> planned{0};
-  if (const detail::mesh_grid g(nodes); r == routing::mesh && g.nodes > g.columns)
-    planned.push_back(g.nodes - g.nodes % g.columns - 1);  // the last node of the last full row
+  // On a grid whose last slab is short, the last node of the slab below it hosts the places
+  // missing there, and has the most links.
+  if (r == routing::mesh || r == routing::mesh3d || r == routing::hypercube)
+    if (const detail::node_grid g(r, nodes); g.dimensions() > 1 && nodes % g.span.back() != 0)
+      planned.push_back((nodes - 1) / g.span.back() * g.span.back() - 1);
   std::vector<int> pe_list;
   for (int n : planned)
     for (int p = n * per_node; p < std::min(pes, (n + 1) * per_node); ++p) pe_list.push_back(p);
@@ -46,9 +49,7 @@ routing_plan plan_for(routing r, const config& cfg, const node_plan& node, int p
   std::vector<detail::mailbox_shape> shapes;
   std::size_t slot_need = 0;  // the most of any PE, as the runtime takes it
   for (int pe : pe_list) {
-    jobs.push_back(r == routing::node   ? detail::routes::node(pe, layout)
-                   : r == routing::mesh ? detail::routes::mesh(pe, layout)
-                                        : detail::routes::direct(pe, layout));
+    jobs.push_back(detail::routes::of(r, pe, layout));
     shapes.push_back(
         detail::shape_of(jobs.back(), [&](int p) { return p / per_node == pe / per_node; }));
     slot_need = std::max(slot_need, detail::mailbox_slots(shapes.back(), node.node_credits));
@@ -127,7 +128,8 @@ machine_plan plan_memory(const config& cfg, int pes, int per_node, int mailboxes
   m.node_buffer_bytes = node.node_capacity;
   m.node_credits = node.node_credits;
   m.pool_slots = node.slots;
-  for (routing r : {routing::direct, routing::node, routing::mesh})
+  for (routing r :
+       {routing::direct, routing::node, routing::mesh, routing::mesh3d, routing::hypercube})
     m.routings.push_back(plan_for(r, cfg, node, pes, per_node, mailboxes));
   // auto as the runtime resolves it (exchange::start_routes), widened while the budget does
   // not hold a few mailboxes.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Direct, node and mesh routing tables (aggregation/routes.hpp).
+// Direct, node and grid routing tables (aggregation/routes.hpp).
 #include "aggregation/routes.hpp"
 
 #include "mailroom/error.hpp"
@@ -17,30 +17,30 @@ int add_lane(routes& r, int peer, link_class c) {
 }
 
 // The lanes within the node, in the order routes::lane derives: final lanes to every PE of the
-// node (this one included); when there are other nodes, transit lanes to the others and
-// delivery lanes to all, and with mesh routing transit2 lanes to the others.
+// node (this one included); when there are other nodes, transit lanes of stage 0 to the others,
+// delivery lanes to all, and transit lanes of each later stage to the others.
 void add_node_lanes(routes& r, int me, int my_local, const std::vector<int>& mine, bool others,
-                    bool second_hop) {
+                    int stages) {
   r.my_local = my_local;
   r.node_members = mine;
+  r.stages = others ? stages : 0;
   for (int p : mine) add_lane(r, p, k_final);
   r.in_peers[k_final] = mine;
   if (!others) return;
-  r.transit_base = r.lanes();
-  for (int p : mine)
-    if (p != me) add_lane(r, p, k_transit);
+  r.transit_base.assign(static_cast<std::size_t>(stages), -1);
+  const auto add_transit = [&](int s) {
+    r.transit_base[static_cast<std::size_t>(s)] = r.lanes();
+    for (int p : mine)
+      if (p != me) {
+        add_lane(r, p, static_cast<link_class>(transit_class(s)));
+        r.in_peers[transit_class(s)].push_back(p);
+      }
+  };
+  add_transit(0);
   r.delivery_base = r.lanes();
   for (int p : mine) add_lane(r, p, k_delivery);
-  for (int p : mine)
-    if (p != me) r.in_peers[k_transit].push_back(p);
   r.in_peers[k_delivery] = mine;
-  if (!second_hop) return;
-  r.transit2_base = r.lanes();
-  for (int p : mine)
-    if (p != me) {
-      add_lane(r, p, k_transit2);
-      r.in_peers[k_transit2].push_back(p);
-    }
+  for (int s = 1; s < stages; ++s) add_transit(s);
 }
 
 // A hop entry holds a lane in k_lane_bits bits and an index on the node in 16.
@@ -51,9 +51,9 @@ void check_room(const routes& r, int size, const char* routing) {
                  routing, r.lanes(), size);
 }
 
-// The transit lane of class c (k_transit or k_transit2) to the PE of this node with index i.
-std::uint32_t transit_lane(const routes& r, std::uint32_t c, int i) {
-  const int base = c == k_transit ? r.transit_base : r.transit2_base;
+// The transit lane of stage s to the PE of this node with index i.
+std::uint32_t transit_lane(const routes& r, int s, int i) {
+  const int base = r.transit_base[static_cast<std::size_t>(s)];
   return static_cast<std::uint32_t>(base + (i < r.my_local ? i : i - 1));
 }
 }  // namespace
@@ -175,41 +175,31 @@ int routes::lane(std::uint32_t c, int p) const noexcept {
   // A PE of this node: its own items' hop is its final lane, whose number is its index here.
   const bool here = (h & k_prefixed) == 0;
   const int i = static_cast<int>(h);
-  switch (c) {
-    case k_final:
-      return here ? i : -1;
-    case k_transit:
-    case k_transit2: {
-      const int base = c == k_transit ? transit_base : transit2_base;
-      return here && base >= 0 && p != me ? base + (i < my_local ? i : i - 1) : -1;
-    }
-    case k_delivery:
-      return here && delivery_base >= 0 ? delivery_base + i : -1;
-    case k_network:
-    case k_network2:
-      for (int l = network_base; l < lanes(); ++l)
-        if (peer[static_cast<std::size_t>(l)] == p && cls[static_cast<std::size_t>(l)] == c)
-          return l;
-      return -1;
-    default:
-      return -1;
+  if (c == k_final) return here ? i : -1;
+  if (c == k_delivery) return here && delivery_base >= 0 ? delivery_base + i : -1;
+  if (!forwarded_class(c) || stage_of(c) >= stages) return -1;
+  if (!network_link(c)) {
+    const int base = transit_base[static_cast<std::size_t>(stage_of(c))];
+    return here && p != me ? base + (i < my_local ? i : i - 1) : -1;
   }
+  for (int l = network_base; l < lanes(); ++l)
+    if (peer[static_cast<std::size_t>(l)] == p && cls[static_cast<std::size_t>(l)] == c) return l;
+  return -1;
 }
 
 int routes::in_link(std::uint32_t c, int source) const noexcept {
   // Links in of the classes within the node mirror this PE's lanes out of the same class to the
   // same PEs, in the same order; network links in do not (a few: searched).
-  if (c == k_network || c == k_network2) {
+  if (network_link(c)) {
     const auto& in = in_peers[c];
     const auto it = std::find(in.begin(), in.end(), source);
     return it == in.end() ? -1 : static_cast<int>(it - in.begin());
   }
   const int l = lane(c, source);
   if (l < 0) return -1;
-  return l - (c == k_transit    ? transit_base
-              : c == k_transit2 ? transit2_base
+  return l - (c == k_final      ? 0
               : c == k_delivery ? delivery_base
-                                : 0);
+                                : transit_base[static_cast<std::size_t>(stage_of(c))]);
 }
 
 routing resolve_routing(routing wanted, int pes, int nodes, int widest) noexcept {
@@ -223,26 +213,65 @@ routing next_routing(routing r, int widest) noexcept {
   return r == routing::direct && widest > 1 ? routing::node : routing::mesh;
 }
 
-mesh_grid::mesh_grid(int n) noexcept : nodes(std::max(n, 1)) {
-  columns = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(nodes))));
-  while (columns > 1 && (columns - 1) * (columns - 1) >= nodes) --columns;  // (rounding)
-  while (columns * columns < nodes) ++columns;
+namespace {
+// The integer r with r^k >= n > (r - 1)^k.
+int root_up(int n, int k) {
+  const auto power = [k](int r) {
+    std::int64_t x = 1;
+    for (int j = 0; j < k; ++j) x *= r;
+    return x;
+  };
+  auto r = static_cast<int>(std::ceil(std::pow(static_cast<double>(n), 1.0 / k)));
+  while (r > 1 && power(r - 1) >= n) --r;  // (rounding)
+  while (power(r) < n) ++r;
+  return r;
+}
+}  // namespace
+
+node_grid::node_grid(routing r, int n) : nodes(std::max(n, 1)) {
+  std::vector<int> sides;
+  if (r == routing::hypercube) {
+    for (int reach = 1; reach < nodes; reach *= 2) sides.push_back(2);
+  } else {
+    const int k = r == routing::mesh3d ? 3 : 2;
+    const int side = root_up(nodes, k);
+    sides.assign(static_cast<std::size_t>(k - 1), side);
+  }
+  // The top dimension holds what the ones below leave: every slab but the last full.
+  int below = 1;
+  for (const int s : sides) {
+    if (s <= 1 || below >= nodes) break;
+    radix.push_back(s);
+    span.push_back(below);
+    below *= s;
+  }
+  if (below < nodes && r != routing::hypercube) {
+    radix.push_back((nodes + below - 1) / below);
+    span.push_back(below);
+  }
+  // (A hypercube of 2^k places already holds the nodes; a dimension of 2 per bit.)
+  MAILROOM_CHECK(dimensions() <= k_max_stages,
+                 "{} routing over {} nodes: {} dimensions, more than {}",
+                 routing_name(static_cast<std::uint64_t>(r)), nodes, dimensions(), k_max_stages);
 }
 
-int mesh_grid::first_hop(int a, int c) const noexcept {
-  const int m = row(a) * columns + c;
-  // A short last row has no node in column c: the node above (rows before the last are full).
-  return m < nodes ? m : m - columns;
+node_grid::step node_grid::next(int a, int b) const noexcept {
+  // The lowest dimension in which they differ: b's coordinate there, hosted when that place is
+  // past the last node (only below the top dimension, whose move reaches b itself).
+  for (int d = 0; d < dimensions(); ++d) {
+    const int v = coordinate(b, d);
+    if (coordinate(a, d) != v) return {d, host(moved(a, d, v))};
+  }
+  return {-1, a};
 }
 
 int routes::network_peers() const {
   std::vector<int> seen;
   for (int l = 0; l < lanes(); ++l)
-    if (cls[static_cast<std::size_t>(l)] == k_network ||
-        cls[static_cast<std::size_t>(l)] == k_network2)
+    if (network_link(cls[static_cast<std::size_t>(l)]))
       seen.push_back(peer[static_cast<std::size_t>(l)]);
-  for (const std::uint32_t c : {k_network, k_network2})
-    seen.insert(seen.end(), in_peers[c].begin(), in_peers[c].end());
+  for (std::uint32_t c = 0; c < static_cast<std::uint32_t>(k_link_classes); ++c)
+    if (network_link(c)) seen.insert(seen.end(), in_peers[c].begin(), in_peers[c].end());
   std::sort(seen.begin(), seen.end());
   return static_cast<int>(std::unique(seen.begin(), seen.end()) - seen.begin());
 }
@@ -294,7 +323,7 @@ routes routes::node(int me, const node_layout& l) {
   r.pes = l.pes();
   r.layout = l;
   // The lanes within the node, then a network lane per node whose link this PE owns.
-  add_node_lanes(r, me, i, mine, nodes > 1, false);
+  add_node_lanes(r, me, i, mine, nodes > 1, 1);
   r.network_base = r.lanes();
   // Per other node: its network lane if this PE owns the link, else the transit lane to the
   // owner (this node: 0, the final lanes).
@@ -305,7 +334,7 @@ routes routes::node(int me, const node_layout& l) {
           k_prefixed |
           (b % size == i
                ? static_cast<std::uint32_t>(add_lane(r, l.pe(b, a % l.size(b)), k_network))
-               : transit_lane(r, k_transit, b % size));
+               : transit_lane(r, 0, b % size));
   check_room(r, l.widest(), "node");
 
   // What ends here besides the node's lanes: the network lanes of the nodes whose link to this
@@ -316,10 +345,10 @@ routes routes::node(int me, const node_layout& l) {
   return r;
 }
 
-routes routes::mesh(int me, const node_layout& l) {
+routes routes::grid(int me, const node_layout& l, const node_grid& g) {
   MAILROOM_CHECK(me >= 0 && me < l.pes(), "routing: PE {} of {}", me, l.pes());
-  const int nodes = l.nodes();
-  const mesh_grid g(nodes);
+  MAILROOM_CHECK(g.nodes == l.nodes(), "routing: a grid of {} nodes for {}", g.nodes, l.nodes());
+  const int nodes = l.nodes(), dims = g.dimensions();
   const auto member = [&](int n, int k) { return l.pe(n, k % l.size(n)); };  // PE k mod size
   const auto [a, i] = l.where(me);
   const std::vector<int> mine = l.members(a);
@@ -327,60 +356,77 @@ routes routes::mesh(int me, const node_layout& l) {
 
   routes r;
   r.routed = true;
-  r.meshed = true;
+  r.gridded = true;
   r.me = me;
   r.pes = l.pes();
   r.layout = l;
-  add_node_lanes(r, me, i, mine, nodes > 1, true);
+  add_node_lanes(r, me, i, mine, nodes > 1, dims);
   r.network_base = r.lanes();
-  // A node numbers its links: first hops by the column they lead to (its own skipped), then
-  // second hops by row (its own skipped). Link k is owned by PE k mod size, and lands on the
-  // PE of the far node that has the same link number there (towards this node).
-  const auto first_k = [&](int from_column, int to_column) {
-    return to_column - (to_column > from_column ? 1 : 0);
+  // A node numbers its links by dimension, then by the coordinate they lead to (its own
+  // skipped): link (d, v) of a node at coordinate u is base[d] + (v < u ? v : v - 1).
+  std::vector<int> base(static_cast<std::size_t>(dims) + 1, 0);
+  for (int d = 0; d < dims; ++d)
+    base[static_cast<std::size_t>(d) + 1] =
+        base[static_cast<std::size_t>(d)] + g.radix[static_cast<std::size_t>(d)] - 1;
+  const auto number = [&](int d, int u, int v) {
+    return base[static_cast<std::size_t>(d)] + (v < u ? v : v - 1);
   };
-  const auto second_k = [&](int from_row, int to_row) {
-    return g.columns - 1 + to_row - (to_row > from_row ? 1 : 0);
+  // Where node x's link of dimension d towards coordinate v leads, or -1 (the top dimension
+  // reaches destinations only: no place past the last node).
+  const auto far = [&](int x, int d, int v) {
+    const int m = g.moved(x, d, v);
+    return d == dims - 1 ? (m < nodes ? m : -1) : g.host(m);
   };
-  std::vector<int> first_lane(static_cast<std::size_t>(g.columns), -1);  // by column
-  for (int c = 0; c < g.columns; ++c) {
-    if (c == g.column(a) || first_k(g.column(a), c) % size != i) continue;
-    const int m = g.first_hop(a, c);
-    first_lane[static_cast<std::size_t>(c)] =
-        add_lane(r, member(m, first_k(c, g.column(a))), k_network);
+  // This PE's network lanes, by link number (-1: another PE of the node owns it).
+  std::vector<int> own(static_cast<std::size_t>(base.back()), -1);
+  for (int d = 0; d < dims; ++d) {
+    const int u = g.coordinate(a, d);
+    for (int v = 0; v < g.radix[static_cast<std::size_t>(d)]; ++v) {
+      const int m = v == u ? -1 : far(a, d, v);
+      if (m < 0 || number(d, u, v) % size != i) continue;
+      own[static_cast<std::size_t>(number(d, u, v))] =
+          add_lane(r, member(m, number(d, v, u)), static_cast<link_class>(network_class(d)));
+    }
   }
-  std::vector<int> second_lane(static_cast<std::size_t>(nodes), -1);  // by node
-  for (int b = g.column(a); b < nodes; b += g.columns)
-    if (b != a && second_k(g.row(a), g.row(b)) % size == i)
-      second_lane[static_cast<std::size_t>(b)] =
-          add_lane(r, member(b, second_k(g.row(b), g.row(a))), k_network2);
-  check_room(r, l.widest(), "mesh");
+  check_room(r, l.widest(), "grid");
 
   r.node_hop.assign(static_cast<std::size_t>(nodes), 0);  // this node: the final lanes
   for (int b = 0; b < nodes; ++b) {
     if (b == a) continue;
-    const bool first = g.column(b) != g.column(a);
-    const int k = (first ? first_k(g.column(a), g.column(b)) : second_k(g.row(a), g.row(b))) %
-                  size;  // the owner's index here
-    const int own = first ? first_lane[static_cast<std::size_t>(g.column(b))]
-                          : second_lane[static_cast<std::size_t>(b)];
+    const node_grid::step s = g.next(a, b);
+    const int k = number(s.stage, g.coordinate(a, s.stage), g.coordinate(s.node, s.stage));
     r.node_hop[static_cast<std::size_t>(b)] =
-        k_prefixed | (k == i ? static_cast<std::uint32_t>(own)
-                             : transit_lane(r, first ? k_transit : k_transit2, k));
+        k_prefixed | (k % size == i ? static_cast<std::uint32_t>(own[static_cast<std::size_t>(k)])
+                                    : transit_lane(r, s.stage, k % size));
   }
 
-  // Links in: the first hops of the nodes that reach this node's column through it, and the
-  // second hops of the other nodes of this column, each landing on the PE of its number here.
-  for (int x = 0; x < nodes; ++x) {
-    if (x == a) continue;
-    if (g.column(x) != g.column(a)) {
-      if (g.first_hop(x, g.column(a)) == a && first_k(g.column(a), g.column(x)) % size == i)
-        r.in_peers[k_network].push_back(member(x, first_k(g.column(x), g.column(a))));
-    } else if (second_k(g.row(a), g.row(x)) % size == i) {
-      r.in_peers[k_network2].push_back(member(x, second_k(g.row(x), g.row(a))));
+  // Links in, per dimension: from the nodes of this node's line in that dimension, and from
+  // those of the line above it in the top dimension whose place on this line is past the last
+  // node (this node hosts it), each landing on the PE of its number here.
+  for (int d = 0; d < dims; ++d) {
+    const int u = g.coordinate(a, d);
+    const bool hosts = d < dims - 1 && a + g.span.back() >= nodes;  // the place above: none
+    for (int v = 0; v < g.radix[static_cast<std::size_t>(d)]; ++v) {
+      if (v == u || number(d, u, v) % size != i) continue;
+      for (const int x : {g.moved(a, d, v), hosts ? g.moved(a + g.span.back(), d, v) : nodes})
+        if (x < nodes && far(x, d, u) == a)
+          r.in_peers[network_class(d)].push_back(member(x, number(d, v, u)));
     }
   }
   return r;
+}
+
+routes routes::of(routing r, int me, const node_layout& l) {
+  switch (r) {
+    case routing::node:
+      return node(me, l);
+    case routing::mesh:
+    case routing::mesh3d:
+    case routing::hypercube:
+      return grid(me, l, node_grid(r, l.nodes()));
+    default:
+      return direct(me, l);
+  }
 }
 
 }  // namespace mailroom::detail

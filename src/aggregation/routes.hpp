@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Where a PE's items go next: the lanes a conveyor fills, the link each leads over, and the
 // links whose end of stream a PE waits for. Direct routing gives a lane per PE; node routing
-// gives lanes per PE of the node plus one per network link this PE owns; mesh routing puts the
-// nodes on a 2-D grid and crosses the network twice, along the row and then along the column,
-// so that a node has links to its row and its column only (docs/design.md, routing). Not installed:
-// conveyors and the exchange use it; the capacity plan computes it for machines it is not running
-// on.
+// gives lanes per PE of the node plus one per network link this PE owns; grid routing (mesh,
+// mesh3d, hypercube) puts the nodes on a grid of 2, 3 or log2(nodes) dimensions and crosses the
+// network once per dimension, so that a node has links along its own lines only (docs/design.md,
+// routing). Not installed: conveyors and the exchange use it; the capacity plan computes it for
+// machines it is not running on.
 #pragma once
 
 #include "mailroom/config.hpp"
@@ -22,29 +22,45 @@ namespace mailroom::detail {
 /// (from a PE of the same node) and network buffers (from another node) hold items for other
 /// PEs, and are forwarded: transit to the network, network to the PEs of the receiver's node in
 /// delivery buffers, whose items carry their origin ([origin] then the item, 4 bytes) for the
-/// handlers. Typed items carry 4 bytes on each hop: on a transit lane their destination PE (the
-/// origin is the lane's sender), on a network lane the destination's and the origin's indices
-/// on their nodes (2 bytes each: the link tells the nodes). Lambda records, whose words stay
-/// 8-byte aligned, carry [dest][origin] PEs (4 bytes each) on both.
+/// handlers. Under node routing typed items carry 4 bytes on each hop: on a transit lane their
+/// destination PE (the origin is the lane's sender), on a network lane the destination's and
+/// the origin's indices on their nodes (2 bytes each: the link tells the nodes). Lambda records,
+/// whose words stay 8-byte aligned, carry [dest][origin] PEs (4 bytes each) on both.
 ///
-/// Mesh routing crosses the network twice: the first hop (transit, network) leads to the node in
-/// the destination's column, the second (transit2, network2) along that column to the
-/// destination's node, then delivery. Every item there carries [dest][origin] PEs (4 bytes each)
-/// on the four forwarding classes and its origin on delivery lanes. The classes are ordered
-/// stages (transit, network, transit2, network2, delivery): an item only ever moves to a later
-/// one, which is what keeps forwarding and the end of stream free of cycles.
+/// Grid routing (mesh, mesh3d, hypercube: node_grid) crosses the network once per dimension of
+/// the grid, each crossing a stage s of two classes, transit(s) then network(s); delivery
+/// follows the last. Every item there carries [dest][origin] PEs (4 bytes each) on the
+/// forwarding classes and its origin on delivery lanes. Node routing is the grid of one
+/// dimension (stage 0). The classes are numbered in the order of their stages (transit(0),
+/// network(0), transit(1), ..., then delivery): an item only ever moves to a later one, which is
+/// what keeps forwarding and the end of stream free of cycles.
 enum link_class : std::uint32_t {
   k_final = 0,
-  k_transit = 1,
-  k_network = 2,
-  k_delivery = 3,
-  k_transit2 = 4,
-  k_network2 = 5
+  k_delivery = 1,
+  k_transit = 2,  ///< transit_class(0)
+  k_network = 3,  ///< network_class(0)
 };
-inline constexpr int k_link_classes = 6;
+/// The most network crossings a route may have (a hypercube of 2^15 nodes): the classes fit the
+/// 5 bits that buffer headers and acknowledgements give them.
+inline constexpr int k_max_stages = 15;
+inline constexpr int k_link_classes = 2 + 2 * k_max_stages;
+[[nodiscard]] constexpr std::uint32_t transit_class(int stage) noexcept {
+  return 2 + 2 * static_cast<std::uint32_t>(stage);
+}
+[[nodiscard]] constexpr std::uint32_t network_class(int stage) noexcept {
+  return 3 + 2 * static_cast<std::uint32_t>(stage);
+}
 /// Whether items on a link of class c go on to another PE.
 [[nodiscard]] constexpr bool forwarded_class(std::uint32_t c) noexcept {
-  return c == k_transit || c == k_network || c == k_transit2 || c == k_network2;
+  return c >= k_transit && c < static_cast<std::uint32_t>(k_link_classes);
+}
+/// Whether class c crosses the network (one of the forwarded classes).
+[[nodiscard]] constexpr bool network_link(std::uint32_t c) noexcept {
+  return forwarded_class(c) && (c & 1u) != 0;
+}
+/// The stage of a forwarded class.
+[[nodiscard]] constexpr int stage_of(std::uint32_t c) noexcept {
+  return static_cast<int>((c - 2) / 2);
 }
 
 /// Which node each PE is on and its index there. Where the placement has a formula it keeps no
@@ -118,6 +134,36 @@ class node_layout {
   std::vector<int> node_of_, local_of_, first_, members_;
 };
 
+/// The grid that grid routing places the nodes on: node n has coordinate (n / span[d]) %
+/// radix[d] in dimension d, the lowest dimension first; all slabs of the top dimension are full
+/// but perhaps the last. mesh: a 2-D grid C = ceil(sqrt(nodes)) wide; mesh3d: c x c x
+/// ceil(nodes / c^2) with c = ceil(cbrt(nodes)); hypercube: ceil(log2(nodes)) dimensions of 2.
+/// Dimensions of radix 1 are left out.
+struct node_grid {
+  int nodes = 1;
+  std::vector<int> radix, span;  ///< per dimension, the lowest first
+
+  node_grid() = default;
+  /// The grid of routing r (mesh, mesh3d or hypercube) over `nodes` nodes.
+  node_grid(routing r, int nodes);
+  [[nodiscard]] int dimensions() const noexcept { return static_cast<int>(radix.size()); }
+  [[nodiscard]] int coordinate(int n, int d) const noexcept {
+    return n / span[static_cast<std::size_t>(d)] % radix[static_cast<std::size_t>(d)];
+  }
+  /// Node n moved to coordinate v in dimension d (perhaps past the last node).
+  [[nodiscard]] int moved(int n, int d, int v) const noexcept {
+    return n + (v - coordinate(n, d)) * span[static_cast<std::size_t>(d)];
+  }
+  /// Where a place of the grid is: itself, or past the last node, the place below it in the
+  /// top dimension (a full slab).
+  [[nodiscard]] int host(int m) const noexcept { return m < nodes ? m : m - span.back(); }
+  /// The stage (dimension) and node of an item's next hop from node a towards node b != a.
+  struct step {
+    int stage, node;
+  };
+  [[nodiscard]] step next(int a, int b) const noexcept;
+};
+
 struct routes {
   /// A hop's flag: items for this destination go through another PE and carry a prefix.
   static constexpr std::uint32_t k_prefixed = 1u << 31;
@@ -131,8 +177,9 @@ struct routes {
     return (h >> k_lane_bits) & 0xffffu;
   }
 
-  bool routed = false;  ///< node or mesh routing (else direct: lane d leads to PE d, all final)
-  bool meshed = false;  ///< mesh routing (items carry [dest][origin] on forwarding lanes)
+  bool routed = false;   ///< node or grid routing (else direct: lane d leads to PE d, all final)
+  bool gridded = false;  ///< grid routing (items carry [dest][origin] on forwarding lanes)
+  int stages = 0;        ///< network crossings an item may make: node 1, a grid its dimensions
   int me = 0;
   int pes = 1;
   /// Where every PE is (routing and the driver's counters ask it).
@@ -155,12 +202,14 @@ struct routes {
   /// Per class: the PEs whose lane of that class leads here (this PE itself among the final
   /// ones: its own items count like any link's).
   std::array<std::vector<int>, k_link_classes> in_peers;
-  /// Node and mesh routing: this PE's index on its node, the PEs of its node by index, the
-  /// first transit, delivery and (mesh) transit2 lanes (they follow in that order; -1: none),
-  /// and the first network lane (they come last, network2 after network).
+  /// Node and grid routing: this PE's index on its node, the PEs of its node by index, per
+  /// stage the first of its transit lanes, the first delivery lane (the lanes follow as final,
+  /// transit(0), delivery, transit(1), transit(2), ...; -1: none), and the first network lane
+  /// (they come last, by stage).
   int my_local = 0;
   std::vector<int> node_members;
-  int transit_base = -1, delivery_base = -1, transit2_base = -1, network_base = 0;
+  std::vector<int> transit_base;
+  int delivery_base = -1, network_base = 0;
 
   /// The lane of class c to PE `peer`, or -1 (from the hop table and the lane order: no table
   /// per PE and class).
@@ -192,27 +241,18 @@ struct routes {
   static routes node(int me, const std::vector<int>& node_of, const std::vector<int>& local_of) {
     return node(me, node_layout::of(node_of, local_of));
   }
-  /// Mesh routing over the same layout: node n sits at row n / C, column n % C of a grid C =
-  /// ceil(sqrt(nodes)) wide (the last row may be short). An item for node b leaves node a for
-  /// the node of a's row in b's column (or, from a short last row where that node is missing,
-  /// the one above it), then goes along that column to b. A node numbers its links, first hops
-  /// by column and then second hops by row (its own skipped); link k is owned by its PE k mod
-  /// size and lands on the far node's PE of the same link's number there.
-  static routes mesh(int me, const node_layout& l);
+  /// Grid routing over the same layout (node_grid): an item for node b leaves node a along
+  /// the lowest dimension in which they differ, to the node that has b's coordinate there (or,
+  /// where the grid's last slab is short and that node is missing, the one below it in the top
+  /// dimension), and so on, one stage per dimension. A node numbers its links by dimension and
+  /// then by the coordinate they lead to (its own skipped); link k is owned by its PE k mod size
+  /// and lands on the far node's PE of the same link's number there (towards this node).
+  static routes grid(int me, const node_layout& l, const node_grid& g);
+  /// The routes that routing r (not automatic) gives PE `me` of layout l.
+  static routes of(routing r, int me, const node_layout& l);
   static routes mesh(int me, const std::vector<int>& node_of, const std::vector<int>& local_of) {
-    return mesh(me, node_layout::of(node_of, local_of));
+    return of(routing::mesh, me, node_layout::of(node_of, local_of));
   }
-};
-
-/// The grid of mesh routing: `nodes` nodes in rows of `columns`, and where an item's first hop
-/// from node a to column c leads.
-struct mesh_grid {
-  int nodes = 1, columns = 1;
-  explicit mesh_grid(int n) noexcept;
-  [[nodiscard]] int row(int n) const noexcept { return n / columns; }
-  [[nodiscard]] int column(int n) const noexcept { return n % columns; }
-  /// The node of a's row in column c, or the one above it where a short last row has none.
-  [[nodiscard]] int first_hop(int a, int c) const noexcept;
 };
 
 /// What MAILROOM_ROUTING=`wanted` gives for `pes` PEs on `nodes` nodes of at most `widest` PEs:

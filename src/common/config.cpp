@@ -67,7 +67,7 @@ namespace detail {
 bool parse_config_value(const char* kind, const std::string& text, std::uint64_t& out) {
   if (text.empty()) return false;
   if (std::strcmp(kind, "routing") == 0)
-    return parse_name(text, routing_name, static_cast<std::uint64_t>(routing::mesh), out);
+    return parse_name(text, routing_name, static_cast<std::uint64_t>(routing::hypercube), out);
   if (std::strcmp(kind, "progress") == 0)
     return parse_name(text, progress_mode_name, static_cast<std::uint64_t>(progress_mode::thread),
                       out);
@@ -120,6 +120,10 @@ const char* routing_name(std::uint64_t r) noexcept {
       return "node";
     case routing::mesh:
       return "mesh";
+    case routing::mesh3d:
+      return "mesh3d";
+    case routing::hypercube:
+      return "hypercube";
   }
   return "?";
 }

@@ -400,6 +400,7 @@ void accumulate(statistics& s, const statistics& o, std::int64_t sign) {
   s.room_sent += sign * o.room_sent;
   s.messages_forwarded += sign * o.messages_forwarded;
   s.messages_combined += sign * o.messages_combined;
+  s.messages_combined_at_hops += sign * o.messages_combined_at_hops;
   s.messages_handled += sign * o.messages_handled;
   s.credit_wait_seconds += static_cast<double>(sign) * o.credit_wait_seconds;
   s.idle_flushed += sign * o.idle_flushed;
@@ -410,6 +411,8 @@ void accumulate(statistics& s, const statistics& o, std::int64_t sign) {
   add(s.messages_to, o.messages_to);
   add(s.bytes_to, o.bytes_to);
   add(s.buffers_to, o.buffers_to);
+  add(s.hop_in, o.hop_in);
+  add(s.hop_combined, o.hop_combined);
 }
 }  // namespace
 

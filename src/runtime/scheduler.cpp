@@ -546,35 +546,26 @@ std::string selector_core::describe() const {
       case conveyor_core::stream::open:
         break;
       case conveyor_core::stream::flushing: {
-        // With node routing a PE ends its lanes stage by stage: say which stage holds it.
+        // With node or grid routing a PE ends its lanes stage by stage: say which holds it.
         std::vector<int> from;
-        if (const int open = conv.open_links(1u << k_transit, &from, k_listed + 1); open > 0)
-          state = fmt::format(
-              ", ending: forwards for the PEs of its node, {} of which have not "
-              "ended their stream to it: {}",
-              open, pes(from));
-        else if (conv.forward_backlog() > 0)
-          state = fmt::format(
-              ", ending: {} buffers still to forward for other PEs (waiting for "
-              "credits)",
-              conv.forward_backlog());
-        else if (const int net = conv.open_links(1u << k_network, &from, k_listed + 1); net > 0)
-          state = fmt::format(
-              ", ending: forwards from other nodes, {} of whose links to it have "
-              "not ended: {}",
-              net, pes(from));
-        else if (const int t2 = conv.open_links(1u << k_transit2, &from, k_listed + 1); t2 > 0)
-          state = fmt::format(
-              ", ending: forwards the second hop for the PEs of its node, {} of "
-              "which have not ended their stream to it: {}",
-              t2, pes(from));
-        else if (const int n2 = conv.open_links(1u << k_network2, &from, k_listed + 1); n2 > 0)
-          state = fmt::format(
-              ", ending: forwards from the nodes of its column, {} of whose "
-              "links to it have not ended: {}",
-              n2, pes(from));
-        else
-          state = ", ending: its last buffers not yet shipped";
+        state = ", ending: its last buffers not yet shipped";
+        for (std::uint32_t c = k_transit; forwarded_class(c); ++c) {
+          const int open = conv.open_links(1u << c, &from, k_listed + 1);
+          if (open > 0) {
+            state = fmt::format(
+                ", ending: forwards at stage {} from {}, {} of whose links to it have not ended: "
+                "{}",
+                stage_of(c) + 1, network_link(c) ? "other nodes" : "the PEs of its node", open,
+                pes(from));
+            break;
+          }
+          if (c == k_transit && conv.forward_backlog() > 0) {
+            state = fmt::format(
+                ", ending: {} buffers still to forward for other PEs (waiting for credits)",
+                conv.forward_backlog());
+            break;
+          }
+        }
         break;
       }
       case conveyor_core::stream::draining: {
@@ -657,10 +648,23 @@ void selector_core::print_stats() const {
         "(mean fill {:.1f}%) over {} links, busiest to PE {} ({} messages); handled {}; senders "
         "waited {:.6f} s for credits{}\n",
         transport::rank(), s_->kind_, id_, box_label(m), conv.sent_items(), bytes, buffers, fill,
-        links, busiest_pe, busiest, conv.processed_items(), conv.credit_wait_seconds(),
+        links, busiest_pe, busiest, conv.processed_items() - conv.hop_combined_items(),
+        conv.credit_wait_seconds(),
         conv.combined_items > 0
             ? fmt::format("; {} more combined into those before they left", conv.combined_items)
             : std::string());
+    // Message reductions at hops: per hop of the routes through this PE, what came to be
+    // passed on and what was folded here.
+    if (conv.hop_combined_items() > 0) {
+      out += fmt::format("mailroom: rank {}: stats: {} #{} {}: at hops here (in / combined):",
+                         transport::rank(), s_->kind_, id_, box_label(m));
+      for (std::uint32_t c = k_transit; forwarded_class(c); ++c)
+        if (conv.hop_received_items(c) > 0)
+          out +=
+              fmt::format(" {} {} {} / {}", network_link(c) ? "network" : "transit",
+                          stage_of(c) + 1, conv.hop_received_items(c), conv.hop_combined_items(c));
+      out += '\n';
+    }
   }
   std::fputs(out.c_str(), stderr);
 }

@@ -74,12 +74,15 @@ team_state::~team_state() {
   own.reset();
 }
 
+// (A team's mailbox ids stay below twice k_team_conveyor: acknowledgements hold no more.)
+static_assert((team_state::k_ids << team_state::k_mailbox_bits) <= exchange::k_team_conveyor);
+
 team_lanes next_team_mailbox(const team& t) {
   team_state& s = state_of(t);
   MAILROOM_ASSERT(s.id != 0);
   MAILROOM_CHECK(s.mailboxes < (1u << team_state::k_mailbox_bits),
                  "the mailboxes over this team have used all {} numbers of its id ({}; each "
-                 "team has at least 65,536): split a new team for more",
+                 "team has at least 16,384): split a new team for more",
                  1u << team_state::k_mailbox_bits, s.id);
   if (s.lanes == nullptr) {
     std::vector<int> members(static_cast<std::size_t>(s.group->size()));
@@ -113,7 +116,7 @@ team team::split(int colour, int key, source_location loc) const {
   // The new team's id: the lowest that none of its members holds (so the ids of the mailboxes
   // over it name them on every member, whatever other teams each belongs to).
   team out(std::make_shared<detail::team_state>(std::move(g), 0));
-  // (An id whose numbers are half used counts as held: a team always has 65,536 to itself.)
+  // (An id whose numbers are half used counts as held: a team always has 16,384 to itself.)
   detail::id_set used = detail::g_team_ids;
   for (std::uint32_t i = 1; i < detail::team_state::k_ids; ++i)
     if (detail::g_next_mailbox[i] >= 1u << (detail::team_state::k_mailbox_bits - 1))

@@ -16,7 +16,7 @@ struct team_state {
   /// Team ids a PE may hold at once (the world's, 0, included): the wire ids of the mailboxes
   /// over a team hold them (exchange::k_team_conveyor | id << k_mailbox_bits | mailbox).
   static constexpr std::uint32_t k_ids = 2048;
-  static constexpr std::uint32_t k_mailbox_bits = 17;
+  static constexpr std::uint32_t k_mailbox_bits = 15;
 
   team_state(std::unique_ptr<transport::group> g, std::uint32_t team_id) noexcept;
   ~team_state();

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <tuple>
 
 namespace {
 int failures = 0;
@@ -43,7 +44,7 @@ int main(int argc, char** argv) {
              j.value("nodes", 0LL) == nodes && j.value("mailboxes", 0LL) == std::stoll(argv[4]),
          "the machine is not the one asked for");
   const long long budget = j["config"].value("budget_bytes", 0LL);
-  for (const char* name : {"direct", "node", "mesh"}) {
+  for (const char* name : {"direct", "node", "mesh", "mesh3d", "hypercube"}) {
     const auto& r = j["routings"][name];
     const auto& b = r["bytes"];
     const long long parts = b.value("aggregation_buffers", -1LL) + b.value("shared_memory", -1LL) +
@@ -89,6 +90,22 @@ int main(int argc, char** argv) {
          "mesh: more network peers than its row and column spread over the node");
   expect(mesh.value("lanes_per_mailbox", 0LL) <= 4 * per_node + mesh_owned,
          "mesh: more lanes than the PEs of the node and the links owned");
+  // mesh3d and hypercube: links along the node's three lines of about cbrt(nodes) nodes, or
+  // one per dimension of the cube (log2(nodes)); a node in the slab below a short last one also
+  // hosts the links of the places missing above it (as many again). Lanes within the node: two
+  // classes and a transit class per dimension.
+  for (const auto& [name, dims, side] :
+       {std::tuple<const char*, long long, long long>{
+            "mesh3d", 3, static_cast<long long>(std::ceil(std::cbrt(static_cast<double>(nodes))))},
+        {"hypercube", static_cast<long long>(std::ceil(std::log2(static_cast<double>(nodes)))),
+         2}}) {
+    const auto& r = j["routings"][name];
+    const long long links = dims * (side - 1), grid_owned = (links + per_node - 1) / per_node;
+    expect(r.value("network_peers_per_pe", -1LL) <= 4 * grid_owned,
+           std::string(name) + ": more network peers than its lines spread over the node");
+    expect(r.value("lanes_per_mailbox", 0LL) <= (2 + dims) * per_node + 2 * grid_owned,
+           std::string(name) + ": more lanes than the PEs of the node and the links owned");
+  }
   if (const long long most = argc == 7 ? std::stoll(argv[6]) : 0; most > 0) {
     const std::string name = j.value("auto", std::string());
     const auto& chosen = j["routings"][name];

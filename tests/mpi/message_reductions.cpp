@@ -224,17 +224,82 @@ int search_with_min(std::int64_t n) {
   return failures;
 }
 
+// All PEs add to one key (PE 0's): with node or grid routing the messages combine at every PE
+// they pass through as well, so that PE 0 handles at most a message per lane into it per round
+// of buffers (a PE of its node reaches it by two lanes, its own messages' and those it delivers
+// from the network; the PEs that sent to it directly are counted from every PE's traffic), where
+// without hop reductions it handles one from every PE at least (MAILROOM_REDUCE_HOPS=0: this
+// check fails at 256 PEs and more). The sum is checked against the recount, and PE 0 prints the
+// counters per hop (the reduction tree).
+int all_to_one(int sends) {
+  int failures = 0;
+  const mr::cyclic d(g_pes);
+  const mr::statistics before = mr::stats();
+  std::int64_t sum = 0, handled = 0;
+  auto add = [&](const mr::at<std::int64_t>& m) {
+    sum += m.value;
+    ++handled;
+  };
+  mr::selector sel{mr::graph(), mr::mailbox<mr::at<std::int64_t>>(add).reduce(mr::plus<>{})};
+  for (int k = 0; k < sends; ++k) sel.send<0>(d, 0, 1 + g_me % 7);
+  sel.done<0>();
+  sel.wait();
+  mr::statistics delta = mr::stats();
+  delta -= before;
+  std::int64_t want = 0;
+  for (int p = 0; p < g_pes; ++p) want += static_cast<std::int64_t>(sends) * (1 + p % 7);
+  const std::int64_t links_in = mr::all_reduce(
+      static_cast<std::int64_t>(!delta.messages_to.empty() && delta.messages_to[0] > 0));
+  const std::int64_t at_hops = mr::all_reduce(delta.messages_combined_at_hops);
+  std::vector<std::int64_t> hop_in = delta.hop_in, hop_combined = delta.hop_combined;
+  const std::size_t hops = static_cast<std::size_t>(
+      mr::all_reduce(static_cast<std::int64_t>(hop_in.size()), mr::max<>{}));
+  hop_in.resize(hops, 0);
+  hop_combined.resize(hops, 0);
+  for (std::size_t k = 0; k < hops; ++k) {
+    hop_in[k] = mr::all_reduce(hop_in[k]);
+    hop_combined[k] = mr::all_reduce(hop_combined[k]);
+  }
+  if (g_me != 0) return failures;
+  EXPECT(sum == want, "PE 0 summed %lld, the messages add to %lld", static_cast<long long>(sum),
+         static_cast<long long>(want));
+  // A round: as many messages as a buffer holds (each PE's combine at the sender anyway).
+  const auto per_buffer = static_cast<std::int64_t>(mr::buffer_payload_bytes() / 16);
+  const std::int64_t rounds = (sends + per_buffer - 1) / per_buffer;
+  std::string tree;
+  for (std::size_t k = 0; k < hops; ++k)
+    tree += " " + std::to_string(hop_in[k]) + "/" + std::to_string(hop_combined[k]);
+  std::printf(
+      "all_to_one: %d PEs, %d sends each, routing %s: PE 0 handled %lld from %lld links "
+      "in; per hop (in/combined):%s\n",
+      int{g_pes}, sends, mr::routing_in_use(), static_cast<long long>(handled),
+      static_cast<long long>(links_in), tree.empty() ? " none" : tree.c_str());
+  // (From 64 PEs: on a few PEs under MPI whether two messages meet at a hop is timing.)
+  if (std::string_view(mr::routing_in_use()) != "direct" && mr::num_workers() == 1 && g_pes >= 64) {
+    EXPECT(handled <= 2 * links_in * rounds,
+           "PE 0 handled %lld messages, more than 2 lanes from each of %lld PEs x %lld rounds",
+           static_cast<long long>(handled), static_cast<long long>(links_in),
+           static_cast<long long>(rounds));
+    EXPECT(links_in == g_pes || at_hops > 0, "no message combined at a hop");
+  }
+  return failures;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   return mailroom_test::run_main([&] {
     mr::runtime rt(argc, argv);
+    // (`all_to_one N`: that part alone, N sends per PE: the simulated machine's large runs.)
+    if (argc > 2 && std::string_view(argv[1]) == "all_to_one")
+      return mailroom_test::verdict(all_to_one(std::atoi(argv[2])));
     const int sends = argc > 1 ? std::atoi(argv[1]) : 20000;
     int failures = 0;
     failures += adds_minima_and_duplicates(sends);
     failures += user_defined(sends);
     failures += flush_pushes_held();
     failures += search_with_min(argc > 2 ? std::atoll(argv[2]) : 50000);
+    failures += all_to_one(argc > 3 ? std::atoi(argv[3]) : 1000);
     return mailroom_test::verdict(failures);
   });
 }

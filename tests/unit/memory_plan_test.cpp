@@ -12,6 +12,8 @@
 namespace {
 
 using namespace mailroom::detail;
+using mailroom::routing;
+using mailroom::routing_name;
 constexpr std::size_t k_kib = 1024;
 
 TEST(MemoryPlan, NodeBuffersShrinkAsNodesGrowDownToFourKiB) {
@@ -121,19 +123,25 @@ TEST(MemoryPlan, TheLinkPoolTakesAtMostHalfOfWhatIsLeft) {
 TEST(MemoryPlan, RoutedTablesDoNotGrowWithThePes) {
   // Nodes of 32: 64 nodes and 4,096. Per PE there is nothing: a node's hop (4 bytes), a PE's
   // lanes and links in, the PEs of its node. (They took 28 bytes per PE: 0.9 MiB at 32,768.)
-  for (const bool mesh : {false, true}) {
+  for (const routing how : {routing::node, routing::mesh, routing::mesh3d, routing::hypercube}) {
     std::size_t small = 0;
     for (const int nodes : {64, 1024}) {
       const node_layout l = node_layout::blocked(nodes * 32, 32);
       std::size_t most = 0;
       for (const int pe : {0, 17, nodes * 32 - 1}) {
-        const routes r = mesh ? routes::mesh(pe, l) : routes::node(pe, l);
+        const routes r = routes::of(how, pe, l);
         most = std::max(most, routing_table_bytes(r));
       }
       if (small == 0) small = most;
-      // Node routing's links grow with nodes / 32, mesh's with their square root.
-      EXPECT_LE(most, small + 4 * static_cast<std::size_t>(nodes) + 40 * (nodes / 32 + 1))
-          << (mesh ? "mesh" : "node") << " routing, " << nodes << " nodes";
+      // Node routing's links grow with nodes / 32, a grid's with their square or cube root or
+      // their logarithm, and its transit lanes (31 per stage) with its dimensions.
+      const auto stages = [&](int n) {
+        return how == routing::node ? 1 : node_grid(how, n).dimensions();
+      };
+      const auto more_stages = static_cast<std::size_t>(stages(nodes) - stages(64));
+      EXPECT_LE(most, small + 4 * static_cast<std::size_t>(nodes) + 40 * (nodes / 32 + 1) +
+                          16 * 31 * more_stages)
+          << routing_name(static_cast<std::uint64_t>(how)) << " routing, " << nodes << " nodes";
       EXPECT_LT(most, 32 * k_kib);
     }
   }

@@ -1,28 +1,36 @@
 // SPDX-License-Identifier: MIT
-// Routing tables, checked by following every item's path: direct, node and mesh routing,
-// uniform and uneven nodes, up to the paper's 2,048 PEs (pure functions: no MPI job).
+// Routing tables, checked by following every item's path: direct, node and grid routing (mesh,
+// mesh3d, hypercube), uniform and uneven nodes, up to the paper's 2,048 PEs (pure functions: no
+// MPI job).
 #include "aggregation/routes.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 namespace {
 
+using mailroom::routing;
 using mailroom::detail::forwarded_class;
 using mailroom::detail::k_delivery;
 using mailroom::detail::k_final;
 using mailroom::detail::k_link_classes;
 using mailroom::detail::k_network;
-using mailroom::detail::k_network2;
 using mailroom::detail::k_transit;
-using mailroom::detail::k_transit2;
-using mailroom::detail::mesh_grid;
+using mailroom::detail::network_class;
+using mailroom::detail::network_link;
+using mailroom::detail::node_grid;
 using mailroom::detail::node_layout;
 using mailroom::detail::routes;
+using mailroom::detail::transit_class;
+
+constexpr routing k_grids[] = {routing::mesh, routing::mesh3d, routing::hypercube};
 
 struct layout {
   std::vector<int> node_of, local_of;
@@ -38,17 +46,16 @@ layout blocks(int pes, int per_node) {
   return l;
 }
 
-std::vector<routes> all_routes(const layout& l, bool mesh = false) {
+std::vector<routes> all_routes(const layout& l, routing how = routing::node) {
   std::vector<routes> r;
-  for (int p = 0; p < static_cast<int>(l.node_of.size()); ++p)
-    r.push_back(mesh ? routes::mesh(p, l.node_of, l.local_of)
-                     : routes::node(p, l.node_of, l.local_of));
+  const node_layout x = node_layout::of(l.node_of, l.local_of);
+  for (int p = 0; p < static_cast<int>(l.node_of.size()); ++p) r.push_back(routes::of(how, p, x));
   return r;
 }
 
 // Follows the item from `src` to `dest` as conveyors forward it (a class only ever to a later
-// stage: transit, network, transit2, network2, delivery); returns the PEs it crosses (empty if
-// a table leads nowhere, to the wrong place or back to an earlier stage).
+// stage: transit(0), network(0), transit(1), ..., delivery); returns the PEs it crosses (empty
+// if a table leads nowhere, to the wrong place or back to an earlier stage).
 std::vector<int> path(const std::vector<routes>& r, int src, int dest) {
   std::vector<int> hops{src};
   const std::uint32_t h = r[src].hop(dest);
@@ -59,26 +66,24 @@ std::vector<int> path(const std::vector<routes>& r, int src, int dest) {
   int at = r[src].peer[lane];
   std::uint32_t cls = r[src].cls[lane];
   if (((h & routes::k_prefixed) != 0) != forwarded_class(cls)) return {};
-  const auto stage = [](std::uint32_t c) {       // the order of the classes along a path
-    constexpr int order[] = {0, 1, 2, 5, 3, 4};  // final, transit, network, delivery, t2, n2
-    return order[c];
+  const auto stage = [](std::uint32_t c) {  // the order of the classes along a path
+    return c == k_delivery ? static_cast<std::uint32_t>(k_link_classes) : c;
   };
-  for (int step = 0; step < 5; ++step) {
+  for (int step = 0; step < 2 * r[src].stages + 1; ++step) {
     hops.push_back(at);
     if (cls == k_final || cls == k_delivery) return at == dest ? hops : std::vector<int>{};
     const routes& here = r[at];
     const std::uint32_t next_hop = here.hop(dest);
     if ((next_hop & routes::k_prefixed) == 0) {  // on this node: delivered, from the network
-      if (cls != k_network && cls != k_network2) return {};
+      if (!network_link(cls)) return {};
       lane = here.lane(k_delivery, dest);
     } else {
       lane = routes::lane_of_hop(next_hop);
     }
     if (lane < 0 || stage(here.cls[lane]) <= stage(cls)) return {};
     // A transit lane leads to the network at once; node routing crosses it once.
-    if ((cls == k_transit && here.cls[lane] != k_network) ||
-        (cls == k_transit2 && here.cls[lane] != k_network2) ||
-        (!here.meshed && cls == k_network && here.cls[lane] != k_delivery))
+    if ((forwarded_class(cls) && !network_link(cls) && here.cls[lane] != cls + 1) ||
+        (!here.gridded && cls == k_network && here.cls[lane] != k_delivery))
       return {};
     cls = here.cls[lane];
     at = here.peer[lane];
@@ -182,12 +187,14 @@ TEST(Routes, NodesShuffledAmongRanks) {
     l.node_of.push_back(node);
     l.local_of.push_back(local);
   }
-  for (const bool mesh : {false, true}) {
-    const auto r = all_routes(l, mesh);
+  for (const routing how : {routing::node, routing::mesh, routing::mesh3d, routing::hypercube}) {
+    const auto r = all_routes(l, how);
     EXPECT_EQ(r[0].layout.kind(), node_layout::form::table);
     for (int s = 0; s < 12; ++s)
       for (int d = 0; d < 12; ++d)
-        EXPECT_FALSE(path(r, s, d).empty()) << s << " -> " << d << (mesh ? " (mesh)" : "");
+        EXPECT_FALSE(path(r, s, d).empty())
+            << s << " -> " << d << " (" << mailroom::routing_name(static_cast<std::uint64_t>(how))
+            << ")";
     expect_links_agree(r);
     expect_lane_lookup(r);
   }
@@ -287,100 +294,189 @@ TEST(Routes, PaperScaleHasFewNetworkPeers) {
     for (int d : {0, 33, 1024, 2047}) EXPECT_FALSE(path(r, s, d).empty()) << s << " -> " << d;
 }
 
-TEST(Routes, MeshGridIsAboutSquare) {
-  for (const auto& [nodes, columns] : std::vector<std::pair<int, int>>{
-           {1, 1}, {2, 2}, {3, 2}, {4, 2}, {5, 3}, {9, 3}, {10, 4}, {64, 8}, {65, 9}, {4096, 64}}) {
-    const mesh_grid g(nodes);
-    EXPECT_EQ(g.columns, columns) << nodes << " nodes";
-    // Every first hop leads to a node of the column asked for.
+TEST(Routes, GridsHaveTheirShapes) {
+  // mesh: C = ceil(sqrt(nodes)) columns; mesh3d: c = ceil(cbrt(nodes)); hypercube: a bit each.
+  for (const auto& [nodes, side2, side3, bits] :
+       std::vector<std::array<int, 4>>{{1, 1, 1, 0},
+                                       {2, 2, 2, 1},
+                                       {3, 2, 2, 2},
+                                       {4, 2, 2, 2},
+                                       {5, 3, 2, 3},
+                                       {9, 3, 3, 4},
+                                       {10, 4, 3, 4},
+                                       {27, 6, 3, 5},
+                                       {64, 8, 4, 6},
+                                       {65, 9, 5, 7},
+                                       {4096, 64, 16, 12}}) {
+    for (const routing how : k_grids) {
+      const node_grid g(how, nodes);
+      const std::string name = mailroom::routing_name(static_cast<std::uint64_t>(how));
+      const int side = how == routing::mesh ? side2 : side3;
+      if (how == routing::hypercube) {
+        EXPECT_EQ(g.dimensions(), bits) << nodes << " nodes";
+        for (const int r : g.radix) EXPECT_EQ(r, 2);
+      } else if (nodes > 1) {
+        EXPECT_EQ(g.radix[0], side) << name << ", " << nodes << " nodes";
+        EXPECT_LE(g.dimensions(), how == routing::mesh ? 2 : 3);
+      }
+      // The places hold the nodes, and all slabs of the top dimension but the last are full.
+      if (g.dimensions() > 0) {
+        EXPECT_GE(g.span.back() * g.radix.back(), nodes) << name << ", " << nodes << " nodes";
+        EXPECT_LT(g.span.back(), nodes) << name << ", " << nodes << " nodes";
+      }
+      // Every path: one stage per dimension at most, in order, each hop along its dimension
+      // (and perhaps down the top one, to the node hosting a missing place).
+      for (int a = 0; a < nodes; ++a)
+        for (int b = 0; b < nodes; b += 1 + nodes / 97) {
+          int at = a, last = -1;
+          while (at != b) {
+            const node_grid::step s = g.next(at, b);
+            ASSERT_GT(s.stage, last) << name << ": " << a << " -> " << b;
+            ASSERT_TRUE(s.node >= 0 && s.node < nodes && s.node != at);
+            EXPECT_EQ(g.coordinate(s.node, s.stage), g.coordinate(b, s.stage));
+            for (int d = 0; d < g.dimensions(); ++d)
+              if (d != s.stage && d != g.dimensions() - 1) {
+                EXPECT_EQ(g.coordinate(s.node, d), g.coordinate(at, d));
+              }
+            last = s.stage;
+            at = s.node;
+          }
+        }
+    }
+  }
+}
+
+TEST(Routes, GridsReachEveryDestinationThroughTheirStages) {
+  for (const routing how : k_grids)
+    for (const auto& [pes, per_node] : std::vector<std::pair<int, int>>{{1, 1},
+                                                                        {4, 1},
+                                                                        {7, 1},
+                                                                        {9, 1},
+                                                                        {10, 1},
+                                                                        {8, 2},
+                                                                        {11, 3},
+                                                                        {16, 4},
+                                                                        {40, 3},
+                                                                        {66, 4},
+                                                                        {100, 1}}) {
+      const std::string name = mailroom::routing_name(static_cast<std::uint64_t>(how));
+      const auto r = all_routes(blocks(pes, per_node), how);
+      const node_grid g(how, (pes + per_node - 1) / per_node);
+      for (int s = 0; s < pes; ++s)
+        for (int d = 0; d < pes; ++d) {
+          const auto p = path(r, s, d);
+          ASSERT_FALSE(p.empty()) << name << ", " << pes << " PEs, " << per_node
+                                  << " per node: " << s << " -> " << d << " goes astray";
+          // At most a transit and a network lane per dimension, then delivery.
+          EXPECT_LE(p.size(), 2u * static_cast<std::size_t>(g.dimensions()) + 2);
+          if (s / per_node == d / per_node) {
+            EXPECT_EQ(p.size(), 2u);
+          }
+          // It crosses the network once per dimension at most, along the grid's next steps.
+          int crossings = 0, at = s / per_node;
+          for (std::size_t k = 1; k < p.size(); ++k) {
+            const int from = p[k - 1] / per_node, to = p[k] / per_node;
+            if (from == to) continue;
+            ++crossings;
+            EXPECT_EQ(from, at);
+            EXPECT_EQ(to, g.next(from, d / per_node).node)
+                << name << ": " << s << " -> " << d << " crosses " << from << " -> " << to;
+            at = to;
+          }
+          EXPECT_LE(crossings, g.dimensions());
+        }
+      expect_links_agree(r);
+      expect_lane_lookup(r);
+    }
+}
+
+TEST(Routes, MeshIsTheTwoDimensionalGrid) {
+  // The first hop leads along the row to b's column, or from a short last row to the node
+  // above; the second along the column.
+  for (const int nodes : {7, 10, 66}) {
+    const node_grid g(routing::mesh, nodes);
+    const int columns = g.radix[0];
     for (int a = 0; a < nodes; ++a)
-      for (int c = 0; c < g.columns && c < nodes; ++c) {
-        const int m = g.first_hop(a, c);
-        EXPECT_TRUE(m >= 0 && m < nodes && g.column(m) == c) << a << " to column " << c;
+      for (int b = 0; b < nodes; ++b) {
+        if (a == b) continue;
+        const node_grid::step s = g.next(a, b);
+        if (a % columns == b % columns) {
+          EXPECT_EQ(s.stage, 1);
+          EXPECT_EQ(s.node, b);
+        } else {
+          const int m = a / columns * columns + b % columns;
+          EXPECT_EQ(s.stage, 0);
+          EXPECT_EQ(s.node, m < nodes ? m : m - columns);
+        }
       }
   }
 }
 
-TEST(Routes, MeshReachesEveryDestinationThroughItsStages) {
-  for (const auto& [pes, per_node] : std::vector<std::pair<int, int>>{{1, 1},
-                                                                      {4, 1},
-                                                                      {7, 1},
-                                                                      {9, 1},
-                                                                      {10, 1},
-                                                                      {8, 2},
-                                                                      {11, 3},
-                                                                      {16, 4},
-                                                                      {40, 3},
-                                                                      {66, 4},
-                                                                      {100, 1}}) {
-    const auto r = all_routes(blocks(pes, per_node), true);
-    const mesh_grid g((pes + per_node - 1) / per_node);
-    for (int s = 0; s < pes; ++s)
-      for (int d = 0; d < pes; ++d) {
-        const auto p = path(r, s, d);
-        ASSERT_FALSE(p.empty()) << pes << " PEs, " << per_node << " per node: " << s << " -> " << d
-                                << " goes astray";
-        // At most: transit, network, transit2, network2, delivery.
-        EXPECT_LE(p.size(), 6u);
-        const int a = s / per_node, b = d / per_node;
-        if (a == b) {
-          EXPECT_EQ(p.size(), 2u);
-        }
-        // It crosses the network at most twice, through a node of a's row (or the one above)
-        // in b's column.
-        int crossings = 0;
-        for (std::size_t k = 1; k < p.size(); ++k) {
-          if (p[k - 1] / per_node == p[k] / per_node) continue;
-          ++crossings;
-          const int from = p[k - 1] / per_node, to = p[k] / per_node;
-          EXPECT_TRUE(g.column(to) == g.column(b) &&
-                      (g.column(from) == g.column(b) || g.row(to) >= g.row(a) - 1))
-              << s << " -> " << d << " crosses " << from << " -> " << to;
-        }
-        EXPECT_LE(crossings, 2);
-      }
-    expect_links_agree(r);
-    expect_lane_lookup(r);
-  }
-}
-
-TEST(Routes, MeshSpreadsANodesLinksOverItsPes) {
+TEST(Routes, GridsSpreadANodesLinksOverItsPes) {
   // Where a node has at least as many links as PEs, each PE owns one and receives one: 4 nodes
-  // of 2 (a 2 x 2 grid, 2 links per node), 9 of 4 (3 x 3, 4 links), 64 of 8 (8 x 8, 14 links).
-  for (const auto& [pes, per_node] : std::vector<std::pair<int, int>>{{8, 2}, {36, 4}, {512, 8}}) {
-    const auto r = all_routes(blocks(pes, per_node), true);
+  // of 2 (a 2 x 2 grid, 2 links per node), 9 of 4 (3 x 3, 4 links), 64 of 8 (8 x 8, 14 links);
+  // mesh3d 64 of 8 (4 x 4 x 4, 9 links); hypercube 64 of 4 (6 links).
+  for (const auto& [how, pes, per_node] :
+       std::vector<std::tuple<routing, int, int>>{{routing::mesh, 8, 2},
+                                                  {routing::mesh, 36, 4},
+                                                  {routing::mesh, 512, 8},
+                                                  {routing::mesh3d, 512, 8},
+                                                  {routing::hypercube, 256, 4}}) {
+    const auto r = all_routes(blocks(pes, per_node), how);
     for (const routes& x : r) {
       int out = 0;
-      for (int l = 0; l < x.lanes(); ++l) out += x.cls[l] == k_network || x.cls[l] == k_network2;
-      const auto in = x.in_peers[k_network].size() + x.in_peers[k_network2].size();
+      std::size_t in = 0;
+      for (int l = 0; l < x.lanes(); ++l) out += network_link(x.cls[l]) ? 1 : 0;
+      for (int c = 0; c < k_link_classes; ++c)
+        if (network_link(static_cast<std::uint32_t>(c))) in += x.in_peers[c].size();
       EXPECT_GE(out, 1) << pes << " PEs in nodes of " << per_node << ": PE " << x.me;
       EXPECT_GE(in, 1u) << pes << " PEs in nodes of " << per_node << ": PE " << x.me;
     }
   }
 }
 
-TEST(Routes, MeshAtScaleHasFewNetworkPeers) {
+// The most network lanes and network peers of any of every 37th PE.
+std::pair<int, int> network_at_scale(routing how, int pes, int per_node) {
+  const layout l = blocks(pes, per_node);
+  const node_layout x = node_layout::of(l.node_of, l.local_of);
+  int most = 0, most_lanes = 0;
+  for (int p = 0; p < pes; p += 37) {
+    const routes r = routes::of(how, p, x);
+    most = std::max(most, r.network_peers());
+    int network = 0;
+    for (int k = 0; k < r.lanes(); ++k) network += network_link(r.cls[k]) ? 1 : 0;
+    most_lanes = std::max(most_lanes, network);
+  }
+  return {most_lanes, most};
+}
+
+TEST(Routes, GridsAtScaleHaveFewNetworkPeers) {
   // 4,096 nodes of 32 PEs (131,072 PEs) is too many tables for a unit test; 1,024 nodes of 4:
   // a 32 x 32 grid, each node linked to its row and column (62 nodes) where node routing links
   // every node to 1,023: about 16 network lanes per PE, each landing as many.
-  const int per_node = 4, pes = 4096;
-  const layout l = blocks(pes, per_node);
-  int most = 0, most_lanes = 0;
-  for (int p = 0; p < pes; p += 37) {
-    const routes x = routes::mesh(p, l.node_of, l.local_of);
-    most = std::max(most, x.network_peers());
-    int network = 0;
-    for (int k = 0; k < x.lanes(); ++k) network += x.cls[k] == k_network || x.cls[k] == k_network2;
-    most_lanes = std::max(most_lanes, network);
-  }
-  EXPECT_LE(most_lanes, 16);
-  EXPECT_LE(most, 32);
-  EXPECT_EQ(routes::mesh(0, l.node_of, l.local_of).in_peers[k_transit2].size(), 3u);
+  const auto [mesh_lanes, mesh_peers] = network_at_scale(routing::mesh, 4096, 4);
+  EXPECT_LE(mesh_lanes, 16);
+  EXPECT_LE(mesh_peers, 32);
+  const layout l = blocks(4096, 4);
+  EXPECT_EQ(routes::mesh(0, l.node_of, l.local_of).in_peers[transit_class(1)].size(), 3u);
+  // mesh3d: 1,024 nodes on 11 x 11 x 9, 10 + 10 + 8 = 28 links per node, 7 per PE; hypercube:
+  // 10 links per node, 3 per PE (and per node of one PE, 4,096 nodes: 12 each).
+  const auto [m3_lanes, m3_peers] = network_at_scale(routing::mesh3d, 4096, 4);
+  EXPECT_LE(m3_lanes, 7);
+  EXPECT_LE(m3_peers, 16);
+  const auto [h_lanes, h_peers] = network_at_scale(routing::hypercube, 4096, 4);
+  EXPECT_LE(h_lanes, 3);
+  EXPECT_LE(h_peers, 6);
+  const auto [h1_lanes, h1_peers] = network_at_scale(routing::hypercube, 4096, 1);
+  EXPECT_EQ(h1_lanes, 12);
+  EXPECT_EQ(h1_peers, 12);
 }
 
 TEST(Routes, LayoutErrorsAreReported) {
   EXPECT_DEATH(routes::node(0, {0, 0}, {0, 0}), "same place on node 0");
   EXPECT_DEATH(routes::mesh(0, {0, 2}, {0, 0}), "node 1 has no PE");
+  EXPECT_DEATH(routes::of(routing::hypercube, 0, node_layout::blocked(1 << 16, 1)),
+               "hypercube routing over 65536 nodes: 16 dimensions");
 }
 
 }  // namespace

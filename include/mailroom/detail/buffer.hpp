@@ -24,6 +24,6 @@ inline constexpr std::uint32_t k_end_of_stream = 1;
 inline constexpr std::size_t k_end_bytes = k_header_bytes + 8;
 /// The header flags of a buffer over a link of class `cls` (src/aggregation/routes.hpp), and back.
 constexpr std::uint32_t link_flags(std::uint32_t cls) noexcept { return cls << 1; }
-constexpr std::uint32_t link_class_of(std::uint32_t flags) noexcept { return (flags >> 1) & 7u; }
+constexpr std::uint32_t link_class_of(std::uint32_t flags) noexcept { return (flags >> 1) & 31u; }
 
 }  // namespace mailroom::detail

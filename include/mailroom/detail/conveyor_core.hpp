@@ -92,6 +92,24 @@ class conveyor_core : public record_codec {
   /// mailbox's reduce_cache per window of sends and when it flushes).
   std::int64_t combined_items = 0;
 
+  /// Message reductions at every hop (a reducing mailbox under node or grid routing): the key
+  /// of an item and the rule that folds an item into an earlier one of the same key, bound to
+  /// the mailbox's handler. A forwarder keeps the typed items it passes on in a direct-mapped
+  /// cache of `slots` entries by (destination, key), folding each into the one it holds; they
+  /// leave when evicted, at every flush and before the stream's next stage ends.
+  struct hop_rule {
+    void* self = nullptr;
+    std::uint64_t (*key)(void* self, const std::byte* item) = nullptr;
+    void (*combine)(void* self, std::byte* into, const std::byte* item) = nullptr;
+  };
+  void reduce_at_hops(const hop_rule& rule, std::size_t slots);
+  /// Items folded at a hop here, in all and per link class they came over (they count as
+  /// processed here: their effect is in the item they joined).
+  [[nodiscard]] std::int64_t hop_combined_items() const noexcept;
+  [[nodiscard]] std::int64_t hop_combined_items(std::uint32_t cls) const noexcept;
+  /// Items that came here to be forwarded over links of class `cls`.
+  [[nodiscard]] std::int64_t hop_received_items(std::uint32_t cls) const noexcept;
+
   /// Appends a variable-size item of `len & k_var_len` bytes for `dest` (a conveyor constructed
   /// with item_bytes 0 and no delta records), `len` its length word. False as push<N> is. The
   /// caller checks that it fits in a buffer (var_room).
@@ -400,7 +418,7 @@ class conveyor_core : public record_codec {
                                                           int far) const noexcept;
   [[nodiscard]] int next_lane(std::size_t q, int source, std::uint32_t dest,
                               std::uint32_t origin) const noexcept;
-  [[nodiscard]] int mesh_next(std::uint32_t cls, int source, std::uint32_t dest,
+  [[nodiscard]] int grid_next(std::uint32_t cls, int source, std::uint32_t dest,
                               std::uint32_t origin) const noexcept;
   [[noreturn]] void bad_forward(int source, std::uint32_t dest) const noexcept;
   template <std::size_t W, class... Word>
@@ -437,6 +455,12 @@ class conveyor_core : public record_codec {
   bool put_record(int lane, std::uint32_t tag, std::uint32_t dest, const void* data, std::size_t n,
                   bool forwarded, std::uint32_t origin = 0, std::size_t stride = 0) noexcept;
   bool forward_records(std::size_t q) noexcept;
+  // Message reductions at hops (reduce_at_hops): folds or holds a forwarded item for `dest`
+  // bound for lane_no after `words` prefix words; pushes the held ones.
+  bool hop_fold(int lane_no, std::size_t words, const std::uint32_t* prefix, const std::byte* item,
+                std::uint32_t dest, std::uint32_t cls) noexcept;
+  bool flush_hops() noexcept;
+  bool put_held(const std::byte* at) noexcept;
   /// Ships every partly filled lane of class `cls` and ends its stream on each.
   void end_lanes(std::uint32_t cls);
   /// Every link of class `cls` has ended here and everything it brought has been forwarded.

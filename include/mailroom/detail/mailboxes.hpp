@@ -121,7 +121,11 @@ class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
                    "{} bytes (the blocks in which workers stage their sends)",
                    sizeof(T), stage_block::k_bytes - 4);
     conveyor_core::check_item_fits(sizeof(T), "mailbox message");
-    if constexpr (is_reducing<H>) cache_.resize(current_config().reduce_slots);
+    if constexpr (is_reducing<H>) {
+      cache_.resize(current_config().reduce_slots);
+      if (current_config().reduce_hops != 0)
+        conveyor.reduce_at_hops({this, &hop_key, &hop_combine}, current_config().reduce_slots);
+    }
   }
 
   /// Whether messages to this mailbox are combined at the sender (mailbox_spec::reduce).
@@ -129,6 +133,20 @@ class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
   /// A send to a reducing mailbox (reduce_cache::hold): true when a message must be pushed now.
   [[gnu::always_inline]] bool hold(int dest, const T& msg, int& out_dest, T& out) {
     return cache_.hold(handler_, conveyor, dest, msg, out_dest, out);
+  }
+  // Message reductions at hops (conveyor_core::reduce_at_hops): the handler's key and rule over
+  // an item's bytes.
+  static std::uint64_t hop_key(void* self, const std::byte* item) {
+    T m;
+    std::memcpy(&m, item, sizeof m);
+    return static_cast<mailbox_impl*>(self)->handler_.key(m);
+  }
+  static void hop_combine(void* self, std::byte* into, const std::byte* item) {
+    T a, b;
+    std::memcpy(&a, into, sizeof a);
+    std::memcpy(&b, item, sizeof b);
+    static_cast<mailbox_impl*>(self)->handler_.combine(a, b);
+    std::memcpy(into, &a, sizeof a);
   }
   bool flush_reduced() override {
     if constexpr (is_reducing<H>)
