@@ -94,6 +94,10 @@ class random_access_bench final : public kernel_bench {
       random_access::selector(pb_, table_);
     else if (v == "lambda")
       random_access::lambda(pb_, table_);
+    else if (v == "reduce")
+      random_access::reduce(pb_, table_);
+    else if (v == "counted")
+      random_access::counted(pb_, table_);
     else if (v == "local")
       random_access::local(pb_, table_);
   }
@@ -132,7 +136,7 @@ app_info random_access_app() {
                1 << 20,
                4 << 12,
                1 << 12,
-               {"naive", "conveyor", "selector", "lambda", "local"},
+               {"naive", "conveyor", "selector", "lambda", "reduce", "counted", "local"},
                [] { return std::make_unique<random_access_bench>(); }};
   app.n_means = "updates (default 4 x the table, HPCC's rule)";
   app.n_per_table = 4;

@@ -47,6 +47,11 @@ void naive(const problem& pb, symmetric_array<std::uint64_t> table);     // one-
 void conveyor(const problem& pb, symmetric_array<std::uint64_t> table);  // mailroom::conveyor loop
 void selector(const problem& pb, symmetric_array<std::uint64_t> table);  // typed actor messages
 void lambda(const problem& pb, symmetric_array<std::uint64_t> table);    // lambda messages
+/// Typed messages {offset, ran} to a mailbox that xors the updates of one word together on
+/// their way (mailbox_spec::reduce).
+void reduce(const problem& pb, symmetric_array<std::uint64_t> table);
+/// The same messages to a mailbox that does not reduce (what reduce costs where it misses).
+void counted(const problem& pb, symmetric_array<std::uint64_t> table);
 /// The floor: the same stream applied to this PE's own table (offset ran & (2^k - 1)), no
 /// communication. Afterwards the table holds this PE's own updates only.
 void local(const problem& pb, symmetric_array<std::uint64_t> table);

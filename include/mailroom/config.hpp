@@ -85,8 +85,8 @@ namespace mailroom {
     "of two; 16 bytes each)")                                                                     \
   X(reduce_hops, "MAILROOM_REDUCE_HOPS", count, 1,                                                \
     "1: a reducing mailbox's messages are also combined at every PE they pass through (node "     \
-    "and grid routing: a cache of MAILROOM_REDUCE_SLOTS per forwarding PE); 0: at the sender "    \
-    "only")                                                                                       \
+    "and grid routing: a cache of MAILROOM_REDUCE_SLOTS per class of link a PE forwards from); "  \
+    "0: at the sender only")                                                                      \
   X(stats, "MAILROOM_STATS", count, 0,                                                            \
     "1: every PE prints each selector's counters (messages, bytes, buffers, mean fill, credit "   \
     "waits) when it ends")                                                                        \

@@ -124,12 +124,19 @@ struct conveyor_core::cold {
   std::array<std::int64_t, k_link_classes> expected_{}, received_{};
   std::uint64_t lanes_ended_ = 0;
   stream state_ = stream::open;
-  // Message reductions at hops (reduce_at_hops): the rule, the cache (allocated at the first
-  // forwarded item; entries of hop_stride_ bytes, a hop_entry and the item), how many entries
-  // it holds, where an unfinished flush resumes, and per class the items folded.
+  // Message reductions at hops (reduce_at_hops): the rule, and per forwarding queue a cache
+  // (allocated at its first item; entries of hop_stride_ bytes, a hop_entry and the item), with
+  // how many entries it holds and where an unfinished flush resumes; how many all hold, and per
+  // class the items folded. A cache per queue: an item evicted from it goes on to a later stage
+  // than its queue's, as every forwarded item does, so no stage waits for itself.
+  struct hop_cache {
+    std::vector<std::uint64_t> slots;
+    std::uint32_t held = 0;
+    std::size_t flush_at = 0;
+  };
   hop_rule hop_;
-  std::size_t hop_slots_ = 0, hop_stride_ = 0, hop_flush_at_ = 0;
-  std::vector<std::uint64_t> hop_cache_;
+  std::size_t hop_slots_ = 0, hop_stride_ = 0;
+  std::vector<hop_cache> hops_;
   std::uint32_t hop_held_ = 0;
   std::int64_t hop_combined_all_ = 0;
   std::array<std::int64_t, k_link_classes> hop_combined_{};
@@ -1117,18 +1124,20 @@ bool conveyor_core::hop_fold(int lane_no, std::size_t words, const std::uint32_t
                              const std::byte* item, std::uint32_t dest,
                              std::uint32_t cls) noexcept {
   cold& s = *s_;
-  if (s.hop_cache_.empty()) {
-    s.hop_cache_.assign(s.hop_slots_ * s.hop_stride_ / 8, 0);
+  if (s.hops_.empty()) s.hops_.resize(s.forward_.size());
+  cold::hop_cache& hc = s.hops_[cold::queue_of(cls)];
+  auto* base = reinterpret_cast<std::byte*>(hc.slots.data());
+  if (hc.slots.empty()) {
+    hc.slots.assign(s.hop_slots_ * s.hop_stride_ / 8, 0);
+    base = reinterpret_cast<std::byte*>(hc.slots.data());
     for (std::size_t k = 0; k < s.hop_slots_; ++k) {
       const std::int32_t empty = -1;
-      std::memcpy(reinterpret_cast<std::byte*>(s.hop_cache_.data()) + k * s.hop_stride_ + 8, &empty,
-                  4);
+      std::memcpy(base + k * s.hop_stride_ + offsetof(hop_entry, dest), &empty, 4);
     }
   }
   const std::uint64_t key = s.hop_.key(s.hop_.self, item);
   const std::uint64_t h = (key ^ (std::uint64_t{dest} << 40)) * 0x9e3779b97f4a7c15ULL;
-  std::byte* at = reinterpret_cast<std::byte*>(s.hop_cache_.data()) +
-                  (static_cast<std::size_t>(h >> 32) & (s.hop_slots_ - 1)) * s.hop_stride_;
+  std::byte* at = base + (static_cast<std::size_t>(h >> 32) & (s.hop_slots_ - 1)) * s.hop_stride_;
   hop_entry e{};
   std::memcpy(&e, at, sizeof e);
   if (e.dest == static_cast<std::int32_t>(dest) && e.key == key) {
@@ -1144,12 +1153,13 @@ bool conveyor_core::hop_fold(int lane_no, std::size_t words, const std::uint32_t
   if (e.dest >= 0) {
     if (!put_held(at)) return false;  // (the lane has no room: the item waits in its buffer)
   } else {
+    ++hc.held;
     ++s.hop_held_;
   }
   e = hop_entry{key,
                 static_cast<std::int32_t>(dest),
                 lane_no,
-                {prefix[0], words > 1 ? prefix[1] : 0u},
+                {prefix[0], words > 1 ? prefix[1] : 0U},
                 static_cast<std::uint32_t>(words),
                 0};
   std::memcpy(at, &e, sizeof e);
@@ -1159,18 +1169,21 @@ bool conveyor_core::hop_fold(int lane_no, std::size_t words, const std::uint32_t
 
 bool conveyor_core::flush_hops() noexcept {
   cold& s = *s_;
-  auto* base = reinterpret_cast<std::byte*>(s.hop_cache_.data());
-  for (; s.hop_held_ > 0 && s.hop_flush_at_ < s.hop_slots_; ++s.hop_flush_at_) {
-    std::byte* at = base + s.hop_flush_at_ * s.hop_stride_;
-    std::int32_t dest;
-    std::memcpy(&dest, at + 8, 4);
-    if (dest < 0) continue;
-    if (!put_held(at)) return false;
-    dest = -1;
-    std::memcpy(at + 8, &dest, 4);
-    --s.hop_held_;
+  for (cold::hop_cache& hc : s.hops_) {
+    auto* base = reinterpret_cast<std::byte*>(hc.slots.data());
+    for (; hc.held > 0 && hc.flush_at < s.hop_slots_; ++hc.flush_at) {
+      std::byte* at = base + hc.flush_at * s.hop_stride_;
+      std::int32_t dest = 0;
+      std::memcpy(&dest, at + offsetof(hop_entry, dest), 4);
+      if (dest < 0) continue;
+      if (!put_held(at)) return false;
+      dest = -1;
+      std::memcpy(at + offsetof(hop_entry, dest), &dest, 4);
+      --hc.held;
+      --s.hop_held_;
+    }
+    hc.flush_at = 0;
   }
-  s.hop_flush_at_ = 0;
   return s.hop_held_ == 0;
 }
 

@@ -134,6 +134,8 @@ class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
   [[gnu::always_inline]] bool hold(int dest, const T& msg, int& out_dest, T& out) {
     return cache_.hold(handler_, conveyor, dest, msg, out_dest, out);
   }
+  /// Whether this send skips the cache (reduce_cache::bypassed).
+  [[gnu::always_inline]] bool bypassed() noexcept { return cache_.bypassed(); }
   // Message reductions at hops (conveyor_core::reduce_at_hops): the handler's key and rule over
   // an item's bytes.
   static std::uint64_t hop_key(void* self, const std::byte* item) {

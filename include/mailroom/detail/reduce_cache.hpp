@@ -30,17 +30,18 @@ class reduce_cache {
     slots_ = cache_.data();
     mask_ = cache_.size() - 1;
   }
-  /// A send of msg to dest: combined into the message of the same key and PE that the cache
-  /// holds, or held in its slot. True when a message must be pushed now, as (out_dest, out):
-  /// the one it evicted from the slot, or msg itself while the cache is bypassed.
+  /// Whether the next send skips the cache (it missed too often of late): then the message is
+  /// pushed as it is, as to a mailbox that does not reduce.
+  [[gnu::always_inline]] bool bypassed() noexcept {
+    if (bypass_left_ == 0) return false;
+    --bypass_left_;
+    return true;
+  }
+  /// A send of msg to dest (not bypassed): combined into the message of the same key and PE
+  /// that the cache holds, or held in its slot. True when a message must be pushed now, as
+  /// (out_dest, out): the one it evicted from the slot.
   [[gnu::always_inline]] bool hold(H& h, conveyor_core& c, int dest, const T& msg, int& out_dest,
                                    T& out) {
-    if (MAILROOM_UNLIKELY(bypass_left_ > 0)) {  // (it missed too often of late)
-      --bypass_left_;
-      out_dest = dest;
-      out = msg;
-      return true;
-    }
     const std::uint64_t key = h.key(msg);
     entry& e = slots_[slot_of(key, dest)];
     const bool hit = e.dest == dest && e.key == key;
@@ -90,11 +91,18 @@ class reduce_cache {
     return static_cast<std::size_t>(h >> 32) & mask_;
   }
   // The cache costs a random access per send: where it combines fewer than 1 send in 32 over a
-  // window of k_window sends, it is bypassed for the next 15 windows, then tried again.
-  static constexpr std::uint32_t k_window = 4096;
+  // window of k_window sends, it is bypassed for the next 15 windows, then tried again; each
+  // trial in a row that fails doubles the wait, up to 1,023 windows (a trial's sends cost the
+  // most: its slots are cold), and one that pays resets it.
+  static constexpr std::uint32_t k_window = 4096, k_most_windows = 1023;
   [[gnu::noinline]] void judge(conveyor_core& c, bool hit) {
     const std::uint32_t hits = trial_hits_ + (hit ? 1 : 0);
-    if (hits * 32 < k_window) bypass_left_ = 15 * k_window;
+    if (hits * 32 < k_window) {
+      bypass_left_ = backoff_ * k_window;
+      backoff_ = std::min(2 * backoff_ + 1, k_most_windows);
+    } else {
+      backoff_ = 15;
+    }
     c.combined_items += trial_hits_;  // (a hit now is counted with the next window)
     trial_left_ = k_window;
     trial_hits_ = 0;
@@ -104,6 +112,7 @@ class reduce_cache {
   entry* slots_ = nullptr;  // cache_.data()
   std::size_t mask_ = 0;    // cache_.size() - 1
   std::uint32_t held_ = 0, trial_left_ = k_window, trial_hits_ = 0, bypass_left_ = 0;
+  std::uint32_t backoff_ = 15;  // windows to bypass after the next trial that fails
   std::size_t flush_at_ = 0;
 };
 

@@ -23,11 +23,17 @@ struct blocked_sends {
   // and PE, or held there, pushing the message it evicts.
   template <class Box, class T>
   [[gnu::always_inline]] static void push_reduced(Box& box, int dest, const T& msg) {
-    int to;
-    T out;
-    if (!box.hold(dest, msg, to, out)) return;
-    if (MAILROOM_UNLIKELY(!box.conveyor.template push<sizeof(T)>(to, &out)))
-      push_blocked(box.conveyor, to, out);
+    if (!box.bypassed()) {
+      int to;
+      T out;
+      if (!box.hold(dest, msg, to, out)) return;
+      if (MAILROOM_UNLIKELY(!box.conveyor.template push<sizeof(T)>(to, &out)))
+        push_blocked(box.conveyor, to, out);
+      return;
+    }
+    // (The cache missed too often of late: the message goes as to any mailbox.)
+    if (MAILROOM_UNLIKELY(!box.conveyor.template push<sizeof(T)>(dest, &msg)))
+      push_blocked(box.conveyor, dest, msg);
   }
   template <class T>
   [[gnu::noinline]] static void push_blocked(detail::conveyor_core& c, int dest, T msg) {
