@@ -375,7 +375,7 @@ class mailbox_impl<mailbox_spec<span_of<U>, H>, Sel> : public mailbox_base {
     } else {
       // (A routing prefix of 4 bytes left it misaligned for U: handled from an aligned copy.)
       thread_local std::vector<std::uint64_t> aligned;
-      aligned.resize((len + 7) / 8);
+      aligned.resize((len + 7) / 8 + 1);  // (never empty: memcpy takes no null, even for 0)
       std::memcpy(aligned.data(), payload, len);
       call(aligned.data(), len, from);
     }
