@@ -61,9 +61,9 @@ LAYERS = [
      "selectors and actors (typed, variable-size, serialized, lambda and bound messages), "
      "joins, priorities, conveyors, distributions: header-only, on the runtime's cores"),
     ("pgas", "src/pgas",
-     ["symmetric.hpp", "collectives.hpp", "gather.hpp", "distributed.hpp"],
+     ["symmetric.hpp", "collectives.hpp", "gather.hpp", "distributed.hpp", "global_array.hpp"],
      [],
-     "the symmetric heap (shared within a node) and one-sided operations, collectives, gather, distributed arrays"),
+     "the symmetric heap (shared within a node) and one-sided operations, collectives, gather, distributed arrays, the global view (global_array: a page cache written back at barriers)"),
     ("matrix", "src/matrix",
      ["sparse_matrix.hpp", "generators.hpp", "matrix_market.hpp"],
      [],

@@ -12,7 +12,8 @@ namespace mailroom {
 
 // X(field, ENV_NAME, kind, default, description). kind: bytes (a count with an optional K, M or
 // G suffix, powers of 1024; "KiB"/"KB" spellings accepted), count (a plain non-negative
-// integer) or routing (auto, direct, node, mesh, mesh3d or hypercube: enum routing).
+// integer), routing (auto, direct, node, mesh, mesh3d or hypercube: enum routing), progress
+// (enum progress_mode) or cache (enum cache_mode).
 #define MAILROOM_CONFIG_TABLE(X)                                                                  \
   X(buffer_bytes, "MAILROOM_BUFFER_BYTES", bytes, 32768,                                          \
     "bytes per aggregation buffer to another node (one per lane and mailbox); 256 B to 16 MiB")   \
@@ -47,6 +48,17 @@ namespace mailroom {
     "1: the PEs of a node map each other's symmetric heaps, and one-sided operations between "    \
     "them are loads, stores and hardware atomics; 0: private heaps, every one-sided operation "   \
     "to another PE through MPI")                                                                  \
+  X(global_page_bytes, "MAILROOM_GLOBAL_PAGE_BYTES", bytes, 4096,                                 \
+    "a global_array's page: what its cache fetches from another PE at a time (rounded down to "   \
+    "whole elements, at least one); 8 B to 1 GiB")                                                \
+  X(global_cache_bytes, "MAILROOM_GLOBAL_CACHE_BYTES", bytes, 64ull << 20,                        \
+    "room per PE for each global_array's cached pages of other PEs (at least 2 pages); the "      \
+    "least recently used page leaves when it is full")                                            \
+  X(global_cache, "MAILROOM_GLOBAL_CACHE", cache, 0,                                              \
+    "which of another PE's elements a global_array caches: remote (those of PEs whose memory "    \
+    "this PE does not map; those it maps, within its node, are read and written in place), all "  \
+    "(every other PE's, as if each were on another node), off (none: every access to another "    \
+    "PE is a one-sided get or put)")                                                              \
   X(node_reduce_bytes, "MAILROOM_NODE_REDUCE_BYTES", bytes, 1u << 20,                             \
     "shared memory per member of a team whose PEs share one node (the job's own team too) for "   \
     "its all_reduce calls: those of at most a quarter of this go through it, without MPI; 0: "    \
@@ -126,6 +138,10 @@ enum class routing : std::uint64_t {
 };
 /// "auto", "direct", "node", "mesh", "mesh3d" or "hypercube".
 [[nodiscard]] const char* routing_name(std::uint64_t r) noexcept;
+/// MAILROOM_GLOBAL_CACHE's values (config::global_cache).
+enum class cache_mode : std::uint64_t { remote = 0, all = 1, off = 2 };
+/// "remote", "all" or "off".
+[[nodiscard]] const char* cache_mode_name(std::uint64_t m) noexcept;
 /// MAILROOM_PROGRESS's values (config::progress).
 enum class progress_mode : std::uint64_t { dedicated = 0, shared = 1, thread = 2 };
 /// "dedicated", "shared" or "thread".

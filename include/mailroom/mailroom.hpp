@@ -12,6 +12,7 @@
 #include "mailroom/error.hpp"
 #include "mailroom/future.hpp"
 #include "mailroom/gather.hpp"
+#include "mailroom/global_array.hpp"
 #include "mailroom/join.hpp"
 #include "mailroom/pe.hpp"
 #include "mailroom/runtime.hpp"

@@ -49,6 +49,8 @@ limits limits_of(std::string_view env) {
   if (env == "MAILROOM_STATS") return {0, 1};
   if (env == "MAILROOM_REDUCE_SLOTS") return {1, 1u << 24};
   if (env == "MAILROOM_NODE_SIZE") return {0, 1u << 20};
+  if (env == "MAILROOM_GLOBAL_PAGE_BYTES") return {8, 1ull << 30};
+  if (env == "MAILROOM_GLOBAL_CACHE_BYTES") return {16, 1ull << 44};
   return {0, std::numeric_limits<std::uint64_t>::max()};
 }
 // A value given by its name, one of name(0..last) (MAILROOM_ROUTING, MAILROOM_PROGRESS).
@@ -71,6 +73,8 @@ bool parse_config_value(const char* kind, const std::string& text, std::uint64_t
   if (std::strcmp(kind, "progress") == 0)
     return parse_name(text, progress_mode_name, static_cast<std::uint64_t>(progress_mode::thread),
                       out);
+  if (std::strcmp(kind, "cache") == 0)
+    return parse_name(text, cache_mode_name, static_cast<std::uint64_t>(cache_mode::off), out);
   std::size_t i = 0;
   std::uint64_t v = 0;
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
@@ -136,6 +140,18 @@ const char* progress_mode_name(std::uint64_t m) noexcept {
       return "shared";
     case progress_mode::thread:
       return "thread";
+  }
+  return "?";
+}
+
+const char* cache_mode_name(std::uint64_t m) noexcept {
+  switch (static_cast<cache_mode>(m)) {
+    case cache_mode::remote:
+      return "remote";
+    case cache_mode::all:
+      return "all";
+    case cache_mode::off:
+      return "off";
   }
   return "?";
 }
@@ -231,7 +247,8 @@ std::string config::describe() const {
   out += fmt::format("  {:<31} {:>12}  {}\n", env,                                     \
                      std::strcmp(#kind, "routing") == 0    ? routing_name(field)       \
                      : std::strcmp(#kind, "progress") == 0 ? progress_mode_name(field) \
-                                                           : fmt::format("{}", field), \
+                     : std::strcmp(#kind, "cache") == 0    ? cache_mode_name(field)    \
+                                                           : fmt::format("{}", field),    \
                      doc);
   MAILROOM_CONFIG_TABLE(MAILROOM_CONFIG_PRINT)
 #undef MAILROOM_CONFIG_PRINT

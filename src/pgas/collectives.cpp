@@ -4,6 +4,7 @@
 #include "mailroom/collectives.hpp"
 
 #include "runtime/engine.hpp"
+#include "runtime/lifetime.hpp"
 
 #include "common/pe_local.hpp"
 #include "common/trace.hpp"
@@ -132,6 +133,7 @@ future<void> start_all_to_all_v(const team& t, const void* send, const int* send
 }
 
 future<void> start_barrier(const team& t, bool wait) {
+  run_at_barrier();  // (puts complete, the global view's writes at their owners)
   return launch(t, "barrier", wait, [](transport::group& g) { return g.start_barrier(); });
 }
 

@@ -14,5 +14,7 @@ void at_runtime_stop(void (*stop)() noexcept);
 /// Calls `complete` at the start of every barrier() (the symmetric heap's puts, to be visible
 /// after it), until the runtime ends.
 void at_barrier(void (*complete)());
+/// Calls what at_barrier registered (every barrier does: the job's and a team's, blocking or not).
+void run_at_barrier();
 
 }  // namespace mailroom::detail

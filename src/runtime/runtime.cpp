@@ -271,6 +271,9 @@ const mailroom::config& runtime::config() const noexcept { return current_config
 bool detail::runtime_exists() noexcept { return g_runtime_exists; }
 void detail::at_runtime_stop(void (*stop)() noexcept) { g_stops.push_back(stop); }
 void detail::at_barrier(void (*complete)()) { g_at_barrier.push_back(complete); }
+void detail::run_at_barrier() {
+  for (void (*complete)() : g_at_barrier) complete();
+}
 
 namespace {
 [[noreturn, gnu::cold]] void before_runtime(const char* call) {
@@ -348,7 +351,7 @@ void barrier(source_location loc) {
   MAILROOM_CHECK(!detail::scheduler::in_handler(),
                  "barrier() called from a handler: handlers "
                  "must never block");
-  for (void (*complete)() : g_at_barrier) complete();  // (the symmetric heap's puts: quiet())
+  detail::run_at_barrier();  // (the symmetric heap's puts: quiet(); the global view's writes)
   progressing_barrier();
 }
 
