@@ -6,6 +6,7 @@
 #pragma once
 
 #include "mailroom/config.hpp"
+#include "mailroom/detail/thread.hpp"
 #include "mailroom/distributed.hpp"
 
 #include <algorithm>
@@ -68,6 +69,8 @@ struct page_cache {
   page_memo memo;
   std::int64_t hits = 0;  // (memo hits; the rest is counted out of line)
 };
+/// The calling pool worker's cache of the same array (made on its first use).
+page_cache* page_cache_of_worker(page_cache* c);
 /// Opens the cache of a global_array whose parts (room elements of elem_bytes per PE) lie at
 /// `part` in the symmetric heap. Not collective.
 page_cache* page_cache_open(std::byte* part, std::size_t room, std::size_t elem_bytes,
@@ -83,8 +86,6 @@ void page_cache_write(page_cache* c, int owner, std::size_t l, const void* in, s
 /// Starts fetching the pages of (owner, [l, l + n)) that are not resident.
 future<void> page_cache_prefetch(page_cache* c, int owner, std::size_t l, std::size_t n);
 global_view_statistics page_cache_statistics(const page_cache* c) noexcept;
-/// The mode in force for this cache (options, else MAILROOM_GLOBAL_CACHE).
-cache_mode page_cache_mode(const page_cache* c) noexcept;
 }  // namespace detail
 
 /// d.size() elements of T laid out over the PEs by d (as a distributed<T, D>), read and written
@@ -102,7 +103,8 @@ cache_mode page_cache_mode(const page_cache* c) noexcept;
 /// Elements of this PE are read and written in place. Elements of PEs whose memory this PE
 /// maps (its node) are too under MAILROOM_GLOBAL_CACHE=remote (the default), which is the same
 /// consistency, only sooner. Construction is collective; the array is not copyable (it owns its
-/// cache); use it from the PE's main flow and its handlers (worker 0), not from pool workers.
+/// cache). Tasks on other workers (MAILROOM_WORKERS) may use it too, each worker through a cache
+/// of its own, written back at the same syncs (no task may use the array during a sync).
 template <class T, distribution D = block>
 class global_array {
   static_assert(std::is_trivially_copyable_v<T>, "global_array<T>: T must be trivially copyable");
@@ -154,15 +156,16 @@ class global_array {
   [[nodiscard]] T get(std::int64_t g) const {
     const place p = a_.place_of(g);
     if (p.owner.rank() == me_) return a_.parts()[p.local];
-    const detail::page_memo& m = cache_->memo;
+    detail::page_cache* c = mine();
+    const detail::page_memo& m = c->memo;
     if (MAILROOM_UNLIKELY(p.owner.rank() != m.owner || p.local - m.lo >= m.n)) {
-      if (!touch(p, false)) {
+      if (!touch(c, p, false)) {
         T v;
-        detail::page_cache_read(cache_, p.owner.rank(), p.local, &v, 1);
+        detail::page_cache_read(c, p.owner.rank(), p.local, &v, 1);
         return v;
       }
     } else {
-      ++cache_->hits;
+      ++c->hits;
     }
     T v;
     std::memcpy(&v, m.base + (p.local - m.lo) * sizeof(T), sizeof(T));
@@ -175,14 +178,15 @@ class global_array {
       a_.parts()[p.local] = v;
       return;
     }
-    const detail::page_memo& m = cache_->memo;
+    detail::page_cache* c = mine();
+    const detail::page_memo& m = c->memo;
     if (MAILROOM_UNLIKELY(p.owner.rank() != m.owner || p.local - m.lo >= m.n)) {
-      if (!touch(p, true)) {
-        detail::page_cache_write(cache_, p.owner.rank(), p.local, &v, 1);
+      if (!touch(c, p, true)) {
+        detail::page_cache_write(c, p.owner.rank(), p.local, &v, 1);
         return;
       }
     } else {
-      ++cache_->hits;
+      ++c->hits;
     }
     const std::size_t i = p.local - m.lo;
     std::memcpy(m.base + i * sizeof(T), &v, sizeof(T));
@@ -240,7 +244,7 @@ class global_array {
       if (p.owner.rank() == me_)
         std::memcpy(out.data() + k, &a_.parts()[p.local], n * sizeof(T));
       else
-        detail::page_cache_read(cache_, p.owner.rank(), p.local, out.data() + k, n);
+        detail::page_cache_read(mine(), p.owner.rank(), p.local, out.data() + k, n);
     });
   }
   /// Elements [g, g + in.size()) become in.
@@ -251,7 +255,7 @@ class global_array {
       if (p.owner.rank() == me_)
         std::memcpy(&a_.parts()[p.local], in.data() + k, n * sizeof(T));
       else
-        detail::page_cache_write(cache_, p.owner.rank(), p.local, in.data() + k, n);
+        detail::page_cache_write(mine(), p.owner.rank(), p.local, in.data() + k, n);
     });
   }
   /// Starts fetching the pages of elements [g, g + n) that are neither here nor cached (at most
@@ -263,23 +267,28 @@ class global_array {
     std::vector<future<void>> parts;
     runs(g, n, [&](place p, std::size_t, std::size_t k) {
       if (p.owner.rank() != me_)
-        parts.push_back(detail::page_cache_prefetch(cache_, p.owner.rank(), p.local, k));
+        parts.push_back(detail::page_cache_prefetch(mine(), p.owner.rank(), p.local, k));
     });
     if (parts.empty()) return make_ready_future();
     if (parts.size() == 1) return std::move(parts.front());
     return when_all(parts);
   }
 
-  /// This PE's counters since the array was constructed.
+  /// This PE's counters since the array was constructed (every worker's).
   [[nodiscard]] global_view_statistics statistics() const noexcept {
     return detail::page_cache_statistics(cache_);
   }
 
  private:
   // Points the memo at p's page; false when the cache is off (the caller goes one-sided).
-  bool touch(place p, bool write) const {
-    detail::page_cache_touch(cache_, p.owner.rank(), p.local, write);
-    return cache_->memo.owner == p.owner.rank();
+  static bool touch(detail::page_cache* c, place p, bool write) {
+    detail::page_cache_touch(c, p.owner.rank(), p.local, write);
+    return c->memo.owner == p.owner.rank();
+  }
+  // This thread's cache: worker 0's, or a pool worker's own.
+  [[nodiscard]] detail::page_cache* mine() const {
+    if (MAILROOM_LIKELY(detail::t_worker <= 0)) return cache_;
+    return detail::page_cache_of_worker(cache_);
   }
   // A range outside the array stops the job at the caller's line.
   void check_range(const char* what, std::int64_t g, std::size_t n,

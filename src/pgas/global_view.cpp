@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +24,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace mailroom {
@@ -83,9 +85,14 @@ struct slot {
 
 class cache final : public page_cache, public std::enable_shared_from_this<cache> {
  public:
-  cache(std::byte* part, std::size_t room, std::size_t elem, const global_view_options& o)
-      : part_(part), room_(room), elem_(elem) {
+  // thread: the worker whose cache it is (0: worker 0's, which holds the others).
+  cache(std::byte* part, std::size_t room, std::size_t elem, const global_view_options& o,
+        int thread = 0)
+      : part_(part), room_(room), elem_(elem), options_(o), thread_(thread) {
     const config& cfg = current_config();
+    // A cache per worker that uses the array (MAILROOM_WORKERS, and the main flow's slot beside
+    // a progress thread), made on its first use there.
+    if (thread == 0) workers_.resize(static_cast<std::size_t>(cfg.workers) + 1);
     const std::size_t page = o.page_bytes != 0 ? o.page_bytes : cfg.global_page_bytes;
     const std::size_t bytes = o.cache_bytes != 0 ? o.cache_bytes : cfg.global_cache_bytes;
     mode_ = o.mode ? *o.mode : static_cast<cache_mode>(cfg.global_cache);
@@ -156,10 +163,13 @@ class cache final : public page_cache, public std::enable_shared_from_this<cache
           std::memcpy(peer, buf, bytes);
         else
           std::memcpy(buf, peer, bytes);
-      } else if constexpr (Write) {
-        symmetric_put(owner, at, buf, bytes);
       } else {
-        symmetric_get(owner, at, buf, bytes);
+        on_runtime_thread([&] {
+          if constexpr (Write)
+            symmetric_put(owner, at, buf, bytes);
+          else
+            symmetric_get(owner, at, buf, bytes);
+        });
       }
       return;
     }
@@ -185,15 +195,29 @@ class cache final : public page_cache, public std::enable_shared_from_this<cache
   // one page; the future is ready once they are here.
   future<void> prefetch(int owner, std::size_t l, std::size_t n);
 
-  // Every written element to its owner, then every page dropped (at a barrier).
+  // Worker t's cache of the same array (t > 0), made on its first use.
+  cache& of_worker(int t) {
+    MAILROOM_CHECK(t > 0 && static_cast<std::size_t>(t) < workers_.size(),
+                   "global_array: used on worker {} (of {})", t, workers_.size());
+    auto& w = workers_[static_cast<std::size_t>(t)];
+    if (w == nullptr) w = std::make_shared<cache>(part_, room_, elem_, options_, t);
+    return *w;
+  }
+
+  // Every written element to its owner, then every page dropped (at a barrier, on worker 0,
+  // while no task uses the array: the workers' caches too).
   void release() {
     for (std::int32_t s = head_; s >= 0; s = slots_[static_cast<std::size_t>(s)].next) {
       finish(slots_[static_cast<std::size_t>(s)].fetch);
       write_back(s);
     }
     ++stats_.syncs;
+    for (const auto& w : workers_)
+      if (w != nullptr) w->release();
   }
   void drop_all() {
+    for (const auto& w : workers_)
+      if (w != nullptr) w->drop_all();
     while (head_ >= 0) {
       const std::int32_t s = head_;
       finish(slots_[static_cast<std::size_t>(s)].fetch);
@@ -206,11 +230,15 @@ class cache final : public page_cache, public std::enable_shared_from_this<cache
   void complete_puts() {
     for (auto& r : puts_) finish(r);
     puts_.clear();
+    for (const auto& w : workers_)
+      if (w != nullptr) w->complete_puts();
   }
 
   [[nodiscard]] global_view_statistics statistics() const noexcept {
     global_view_statistics s = stats_;
     s.hits += hits;
+    for (const auto& w : workers_)
+      if (w != nullptr) s += w->statistics();
     return s;
   }
   [[nodiscard]] cache_mode mode() const noexcept { return mode_; }
@@ -229,11 +257,7 @@ class cache final : public page_cache, public std::enable_shared_from_this<cache
 
  private:
   void check(int owner, std::size_t l, std::size_t n) const {
-    if (MAILROOM_UNLIKELY(t_worker > 0))
-      MAILROOM_FAIL(
-          "global_array: used from pool worker {}: the global view's cache belongs to the PE's "
-          "main flow and its handlers (worker 0)",
-          t_worker);
+    MAILROOM_ASSERT(std::max(t_worker, 0) == thread_);
     MAILROOM_CHECK(owner >= 0 && owner < pes_ && l <= room_ && n <= room_ - l,
                    "global_array: elements [{}, {}) of PE {} are outside its part of {} (of {} "
                    "PEs)",
@@ -333,8 +357,10 @@ class cache final : public page_cache, public std::enable_shared_from_this<cache
     if (free_ < 0) {
       const std::int32_t s = tail_;
       finish(slots_[static_cast<std::size_t>(s)].fetch);
-      write_back(s);
-      complete_puts();  // (the slot's data is the source of its puts)
+      on_runtime_thread([&] {
+        write_back(s);
+        complete_own_puts();  // (the slot's data is the source of its puts)
+      });
       unlink(s);
       erase(slots_[static_cast<std::size_t>(s)].key);
       free_slot(s);
@@ -375,13 +401,36 @@ class cache final : public page_cache, public std::enable_shared_from_this<cache
     const std::byte* from = part_ + lo * elem_;
     if (const void* peer = symmetric_peer(owner, from))
       std::memcpy(slot_data(s), peer, bytes);
-    else
+    else if (thread_ == 0)
       sl.fetch = symmetric_start_get(owner, from, slot_data(s), bytes);
+    else
+      on_runtime_thread([&] { symmetric_get(owner, from, slot_data(s), bytes); });
     ++stats_.pages_fetched;
     stats_.bytes_fetched += static_cast<std::int64_t>(bytes);
     if (prefetched) ++stats_.pages_prefetched;
     if (wait) finish(sl.fetch);
     return s;
+  }
+
+  void complete_own_puts() {
+    for (auto& r : puts_) finish(r);
+    puts_.clear();
+  }
+  // Runs f where MPI may be called: here on worker 0; from a pool worker, by worker 0's progress
+  // engine while this worker waits (its cache is its own, so worker 0 may use it meanwhile).
+  template <class F>
+  void on_runtime_thread(F&& f) {
+    if (thread_ == 0) {
+      f();
+      return;
+    }
+    std::atomic<bool> done{false};
+    complete_on_runtime_thread([&f, &done] {
+      f();
+      done.store(true, std::memory_order_release);
+    });
+    for (int spins = 0; !done.load(std::memory_order_acquire); ++spins)
+      if (spins > 1000) std::this_thread::yield();
   }
 
   // Starts the puts of slot s's written elements (a run of set bits each) and clears its bits.
@@ -413,6 +462,9 @@ class cache final : public page_cache, public std::enable_shared_from_this<cache
 
   std::byte* part_;
   std::size_t room_, elem_;
+  global_view_options options_;
+  int thread_ = 0;
+  std::vector<std::shared_ptr<cache>> workers_;  // (worker 0's cache: the others')
   std::size_t page_elems_ = 1, page_bytes_ = 0, pages_per_part_ = 1, words_ = 1;
   cache_mode mode_ = cache_mode::remote;
   int me_ = 0, pes_ = 1;
@@ -464,6 +516,13 @@ future<void> cache::prefetch(int owner, std::size_t l, std::size_t n) {
   if (n == 0 || mode_ == cache_mode::off ||
       (mode_ == cache_mode::remote && symmetric_peer(owner, part_) != nullptr))
     return make_ready_future();
+  if (thread_ != 0) {
+    // (A pool worker's future would be worker 0's to complete: its pages come now instead.)
+    const std::size_t first = l / page_elems_, last = (l + n - 1) / page_elems_;
+    for (std::size_t page = first; page <= last && page - first < capacity_ - 1; ++page)
+      (void)resident(owner, page, false, true);
+    return make_ready_future();
+  }
   std::vector<std::pair<std::int32_t, std::uint32_t>> in_flight;
   const std::size_t first = l / page_elems_, last = (l + n - 1) / page_elems_;
   const std::size_t most = capacity_ - 1;
@@ -493,6 +552,7 @@ MAILROOM_PE_LOCAL(g_next_id);
 MAILROOM_PE_LOCAL(g_closed);
 
 void release_all() {
+  const runtime_turn turn("a barrier (the global view's write-back)");
   for (const auto& c : g_caches) c->release();
   for (const auto& c : g_caches) c->complete_puts();
   quiet();  // (the puts visible at their owners before the barrier)
@@ -547,6 +607,7 @@ void page_cache_close(page_cache* pc) noexcept {
   if (it == g_caches.end()) return;  // (the runtime has ended: its memory is gone)
   cache& c = **it;
   try {
+    const runtime_turn turn("mailroom::global_array's end");
     c.release();
     c.complete_puts();
     quiet();
@@ -558,6 +619,8 @@ void page_cache_close(page_cache* pc) noexcept {
   }
   g_caches.erase(it);
 }
+
+page_cache* page_cache_of_worker(page_cache* c) { return &as_cache(c).of_worker(t_worker); }
 
 void page_cache_touch(page_cache* c, int owner, std::size_t l, bool write) {
   as_cache(c).touch(owner, l, write);
@@ -580,8 +643,6 @@ future<void> page_cache_prefetch(page_cache* c, int owner, std::size_t l, std::s
 global_view_statistics page_cache_statistics(const page_cache* c) noexcept {
   return as_cache(c).statistics();
 }
-
-cache_mode page_cache_mode(const page_cache* c) noexcept { return as_cache(c).mode(); }
 
 }  // namespace detail
 

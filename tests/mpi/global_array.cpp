@@ -4,12 +4,14 @@
 // stale page); a cache of two pages (evicting, and writing back, in the middle of an interval)
 // stays right; prefetched pages are hits; racing writes to one element leave one writer's value,
 // the same for every PE; ranges across owners; cyclic distributions and elements that do not
-// divide the page; team barriers sync too. Written against mailroom's API only, so that it runs
+// divide the page; team barriers sync too; tasks on every worker read and write through their
+// own caches. Written against mailroom's API only, so that it runs
 // on the simulated machine too.
 #include <mailroom/mailroom.hpp>
 
 #include "expect.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -206,6 +208,32 @@ int team_barrier_syncs(const mr::global_view_options& o) {
   return failures;
 }
 
+// From the tasks of every worker (MAILROOM_WORKERS): each PE writes its elements in a parallel
+// loop (each worker through its own cache), syncs, then every worker reads the whole array.
+int from_workers(const mr::global_view_options& o) {
+  int failures = 0;
+  mr::global_view_options small = o;
+  small.page_bytes = 256;
+  small.cache_bytes = 4096;  // (16 pages a worker: evictions from pool workers too)
+  mr::global_array<std::int64_t> a(700 * g_pes + 1, small);
+  const std::int64_t n = a.size();
+  const int me = g_me, pes = g_pes;
+  for (int round = 1; round <= 2; ++round) {
+    mr::parallel_for(std::int64_t{0}, n, [&](std::int64_t g) {
+      if (g % pes == me) a.put(g, value(g, round));
+    });
+    mr::sync();
+    std::atomic<std::int64_t> wrong{0};
+    mr::parallel_for(std::int64_t{0}, n, [&](std::int64_t g) {
+      if (a.get(g) != value(g, round)) wrong.fetch_add(1, std::memory_order_relaxed);
+    });
+    EXPECT(wrong.load() == 0, "round %d: %lld elements wrong", round,
+           static_cast<long long>(wrong.load()));
+    mr::sync();
+  }
+  return failures;
+}
+
 int all_of(mr::cache_mode mode) {
   mr::global_view_options o;
   o.mode = mode;
@@ -221,6 +249,7 @@ int all_of(mr::cache_mode mode) {
   failures += racing_writes(o);
   failures += ranges(o);
   failures += team_barrier_syncs(o);
+  failures += from_workers(o);
   if (failures > 0)
     std::printf("rank %d: mode %s: %d failures\n", int{g_me},
                 mr::cache_mode_name(static_cast<std::uint64_t>(mode)), failures);
