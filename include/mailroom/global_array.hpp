@@ -64,10 +64,19 @@ struct page_memo {
   std::byte* base = nullptr;
   std::uint64_t* dirty = nullptr;
 };
-/// A global_array's cache on this PE (src/pgas/global_view.cpp); it starts with its memo.
+/// A global_array's cache on this PE (src/pgas/global_view.cpp); it starts with its memos: the
+/// last pages touched (a tree walk moves between a few pages; a sweep stays on one), checked in
+/// turn by the inline accessors.
 struct page_cache {
-  page_memo memo;
+  static constexpr int k_memos = 4;
+  page_memo memo[k_memos];
   std::int64_t hits = 0;  // (memo hits; the rest is counted out of line)
+  /// The memo holding PE owner's local index l, or null.
+  [[nodiscard]] const page_memo* find(int owner, std::size_t l) const noexcept {
+    for (const page_memo& m : memo)
+      if (m.owner == owner && l - m.lo < m.n) return &m;
+    return nullptr;
+  }
 };
 /// The calling pool worker's cache of the same array (made on its first use).
 page_cache* page_cache_of_worker(page_cache* c);
@@ -78,8 +87,9 @@ page_cache* page_cache_open(std::byte* part, std::size_t room, std::size_t elem_
 /// Writes back what is written, drops the pages, prints MAILROOM_STATS' line.
 void page_cache_close(page_cache* c) noexcept;
 /// Makes the page of PE owner's local index l resident (fetching it, writing back and dropping
-/// the least recently used page if the cache is full) and points c->memo at it.
-void page_cache_touch(page_cache* c, int owner, std::size_t l, bool write);
+/// the least recently used page if the cache is full) and returns a memo of it; null when the
+/// cache is off (the caller goes one-sided).
+const page_memo* page_cache_touch(page_cache* c, int owner, std::size_t l);
 /// Copies n elements from (owner, l) on: through the cache, or one-sided in mode off.
 void page_cache_read(page_cache* c, int owner, std::size_t l, void* out, std::size_t n);
 void page_cache_write(page_cache* c, int owner, std::size_t l, const void* in, std::size_t n);
@@ -110,6 +120,8 @@ class global_array {
   static_assert(std::is_trivially_copyable_v<T>, "global_array<T>: T must be trivially copyable");
 
  public:
+  /// An empty array (no storage, no cache), to be assigned later.
+  global_array() = default;
   /// Collective: d.size() elements under d, zeroed.
   explicit global_array(const D& d, const global_view_options& options = {},
                         source_location loc = source_location::current())
@@ -137,6 +149,8 @@ class global_array {
     }
     return *this;
   }
+  template <class U, class E>
+  friend void symmetric_free(global_array<U, E>& a);
   /// Writes back what this PE wrote that has not been yet (not collective: its storage stays
   /// until symmetric_free or the runtime's end, as a distributed array's).
   ~global_array() { detail::page_cache_close(cache_); }
@@ -157,18 +171,16 @@ class global_array {
     const place p = a_.place_of(g);
     if (p.owner.rank() == me_) return a_.parts()[p.local];
     detail::page_cache* c = mine();
-    const detail::page_memo& m = c->memo;
-    if (MAILROOM_UNLIKELY(p.owner.rank() != m.owner || p.local - m.lo >= m.n)) {
-      if (!touch(c, p, false)) {
-        T v;
-        detail::page_cache_read(c, p.owner.rank(), p.local, &v, 1);
-        return v;
-      }
-    } else {
+    const detail::page_memo* m = c->find(p.owner.rank(), p.local);
+    if (MAILROOM_LIKELY(m != nullptr)) {
       ++c->hits;
+    } else if (m = detail::page_cache_touch(c, p.owner.rank(), p.local); m == nullptr) {
+      T v;
+      detail::page_cache_read(c, p.owner.rank(), p.local, &v, 1);
+      return v;
     }
     T v;
-    std::memcpy(&v, m.base + (p.local - m.lo) * sizeof(T), sizeof(T));
+    std::memcpy(&v, m->base + (p.local - m->lo) * sizeof(T), sizeof(T));
     return v;
   }
   /// Sets element g to v (not checked against size()).
@@ -179,18 +191,16 @@ class global_array {
       return;
     }
     detail::page_cache* c = mine();
-    const detail::page_memo& m = c->memo;
-    if (MAILROOM_UNLIKELY(p.owner.rank() != m.owner || p.local - m.lo >= m.n)) {
-      if (!touch(c, p, true)) {
-        detail::page_cache_write(c, p.owner.rank(), p.local, &v, 1);
-        return;
-      }
-    } else {
+    const detail::page_memo* m = c->find(p.owner.rank(), p.local);
+    if (MAILROOM_LIKELY(m != nullptr)) {
       ++c->hits;
+    } else if (m = detail::page_cache_touch(c, p.owner.rank(), p.local); m == nullptr) {
+      detail::page_cache_write(c, p.owner.rank(), p.local, &v, 1);
+      return;
     }
-    const std::size_t i = p.local - m.lo;
-    std::memcpy(m.base + i * sizeof(T), &v, sizeof(T));
-    if (m.dirty != nullptr) m.dirty[i / 64] |= std::uint64_t{1} << (i % 64);
+    const std::size_t i = p.local - m->lo;
+    std::memcpy(m->base + i * sizeof(T), &v, sizeof(T));
+    if (m->dirty != nullptr) m->dirty[i / 64] |= std::uint64_t{1} << (i % 64);
   }
 
   /// Element g as an lvalue: reads convert it to T, writes assign to it.
@@ -280,11 +290,6 @@ class global_array {
   }
 
  private:
-  // Points the memo at p's page; false when the cache is off (the caller goes one-sided).
-  static bool touch(detail::page_cache* c, place p, bool write) {
-    detail::page_cache_touch(c, p.owner.rank(), p.local, write);
-    return c->memo.owner == p.owner.rank();
-  }
   // This thread's cache: worker 0's, or a pool worker's own.
   [[nodiscard]] detail::page_cache* mine() const {
     if (MAILROOM_LIKELY(detail::t_worker <= 0)) return cache_;
@@ -323,6 +328,15 @@ class global_array {
   detail::page_cache* cache_ = nullptr;
   int me_ = 0;  // this PE's rank
 };
+
+/// Collective: a sync (what every PE wrote reaches its owner), then every PE's part is released,
+/// as for a distributed array; `a` becomes empty.
+template <class T, class D>
+void symmetric_free(global_array<T, D>& a) {
+  detail::page_cache_close(std::exchange(a.cache_, nullptr));
+  barrier();
+  symmetric_free(a.a_);
+}
 
 /// This PE's counters summed over every global_array it has had since the runtime started
 /// (subtract two snapshots to measure a phase).

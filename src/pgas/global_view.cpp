@@ -128,22 +128,20 @@ class cache final : public page_cache, public std::enable_shared_from_this<cache
   cache& operator=(const cache&) = delete;
 
   // ---- what the accessors call ------------------------------------------------------------------
-  void touch(int owner, std::size_t l, bool write) {
-    (void)write;
+  const page_memo* touch(int owner, std::size_t l) {
     check(owner, l, 1);
-    if (mode_ == cache_mode::off) {
-      memo = page_memo{};
-      return;
-    }
+    if (mode_ == cache_mode::off) return nullptr;
+    page_memo& m = memo[next_memo_++ % k_memos];
     if (mode_ == cache_mode::remote) {
       if (void* peer = symmetric_peer(owner, part_)) {
-        memo = {owner, 0, room_, static_cast<std::byte*>(peer), nullptr};
+        m = {owner, 0, room_, static_cast<std::byte*>(peer), nullptr};
         ++hits;
-        return;
+        return &m;
       }
     }
     const std::int32_t s = resident(owner, l / page_elems_, true);
-    point_memo(s);
+    m = memo_of(s);
+    return &m;
   }
 
   // Copies n elements from (owner, l) on to buf (Write: from buf to them).
@@ -227,7 +225,7 @@ class cache final : public page_cache, public std::enable_shared_from_this<cache
       erase(slots_[static_cast<std::size_t>(s)].key);
       free_slot(s);
     }
-    memo = page_memo{};
+    for (page_memo& m : memo) m = page_memo{};
   }
   void complete_puts() {
     for (auto& r : puts_) finish(r);
@@ -271,11 +269,11 @@ class cache final : public page_cache, public std::enable_shared_from_this<cache
   std::uint64_t* slot_dirty(std::int32_t s) noexcept {
     return dirty_.get() + static_cast<std::size_t>(s) * words_;
   }
-  void point_memo(std::int32_t s) noexcept {
+  page_memo memo_of(std::int32_t s) noexcept {
     const std::uint64_t key = slots_[static_cast<std::size_t>(s)].key;
     const std::size_t page = key % pages_per_part_;
     const std::size_t lo = page * page_elems_;
-    memo = {static_cast<int>(key / pages_per_part_), lo, std::min(page_elems_, room_ - lo),
+    return {static_cast<int>(key / pages_per_part_), lo, std::min(page_elems_, room_ - lo),
             slot_data(s), slot_dirty(s)};
   }
   // The first element from e on whose bit is `set` (page_elems_ if none).
@@ -346,7 +344,8 @@ class cache final : public page_cache, public std::enable_shared_from_this<cache
     sl.prev = -1;
     sl.next = free_;
     free_ = s;
-    if (memo.dirty == slot_dirty(s)) memo = page_memo{};
+    for (page_memo& m : memo)
+      if (m.dirty == slot_dirty(s)) m = page_memo{};
   }
 
   // A slot for a new page: a free one, else the least recently used page's, written back.
@@ -466,6 +465,7 @@ class cache final : public page_cache, public std::enable_shared_from_this<cache
   std::size_t room_, elem_;
   global_view_options options_;
   int thread_ = 0;
+  unsigned next_memo_ = 0;                       // the memo the next touch replaces (round robin)
   std::vector<std::shared_ptr<cache>> workers_;  // (worker 0's cache: the others')
   std::size_t page_elems_ = 1, page_bytes_ = 0, pages_per_part_ = 1, words_ = 1;
   cache_mode mode_ = cache_mode::remote;
@@ -624,8 +624,8 @@ void page_cache_close(page_cache* pc) noexcept {
 
 page_cache* page_cache_of_worker(page_cache* c) { return &as_cache(c).of_worker(t_worker); }
 
-void page_cache_touch(page_cache* c, int owner, std::size_t l, bool write) {
-  as_cache(c).touch(owner, l, write);
+const page_memo* page_cache_touch(page_cache* c, int owner, std::size_t l) {
+  return as_cache(c).touch(owner, l);
 }
 
 void page_cache_read(page_cache* c, int owner, std::size_t l, void* out, std::size_t n) {

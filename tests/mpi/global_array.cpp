@@ -234,6 +234,28 @@ int from_workers(const mr::global_view_options& o) {
   return failures;
 }
 
+// symmetric_free syncs first (the writes land before the part goes), and a new array in the
+// same room starts zeroed with an empty cache.
+int freed_and_reused(const mr::global_view_options& o) {
+  int failures = 0;
+  mr::global_array<std::int64_t> a(50 * g_pes, o);
+  for (std::int64_t g = g_me; g < a.size(); g += g_pes) a.put(g, g + 7);
+  const std::int64_t* mine = a.local().data();
+  mr::symmetric_free(a);  // (collective: includes the sync)
+  std::int64_t sum = 0;
+  for (std::int64_t l = 0; l < 50; ++l) sum += mine[l];  // (the freed room, not yet reused)
+  std::int64_t want = 0;
+  for (std::int64_t l = 0; l < 50; ++l) want += 50 * g_me + l + 7;
+  EXPECT(sum == want, "the writes before symmetric_free: sum %lld, want %lld",
+         static_cast<long long>(sum), static_cast<long long>(want));
+  mr::global_array<std::int64_t> b(50 * g_pes, o);
+  for (std::int64_t g = 0; g < b.size(); ++g)
+    EXPECT(b.get(g) == 0, "new element %lld is %lld", static_cast<long long>(g),
+           static_cast<long long>(b.get(g)));
+  mr::sync();
+  return failures;
+}
+
 int all_of(mr::cache_mode mode) {
   mr::global_view_options o;
   o.mode = mode;
@@ -250,6 +272,7 @@ int all_of(mr::cache_mode mode) {
   failures += ranges(o);
   failures += team_barrier_syncs(o);
   failures += from_workers(o);
+  failures += freed_and_reused(o);
   if (failures > 0)
     std::printf("rank %d: mode %s: %d failures\n", int{g_me},
                 mr::cache_mode_name(static_cast<std::uint64_t>(mode)), failures);
