@@ -149,6 +149,7 @@ class global_array {
     }
     return *this;
   }
+  /// (Collective: see mailroom::symmetric_free below.)
   template <class U, class E>
   friend void symmetric_free(global_array<U, E>& a);
   /// Writes back what this PE wrote that has not been yet (not collective: its storage stays
