@@ -72,6 +72,7 @@ struct variant_result {
   statistics traffic;  // this PE's, summed over the repetitions
   std::string result;  // what it computed (kernel_bench::result), at its last repetition
   int time_divisor = 1;
+  global_view_statistics view = {};  // this PE's global arrays' caches, summed likewise
   [[nodiscard]] double median() const {
     auto s = seconds;
     std::sort(s.begin(), s.end());
@@ -107,8 +108,28 @@ struct traffic_summary {
   std::int64_t network_buffers = 0, network_bytes = 0;  // to PEs of other nodes (routing's view)
   double mean_fill = 0, credit_wait_s_max_pe = 0;
   std::vector<std::int64_t> links;  // messages from PE i to PE j at i * P + j (P <= 64 only)
+  global_view_statistics view;      // the global view's caches (every PE's, summed)
+  // Whether the variant went through a global array's cache to another PE (syncs alone, which
+  // every barrier counts while an array lives, do not count).
+  [[nodiscard]] bool used_global_view() const noexcept {
+    return view.hits != 0 || view.misses != 0 || view.pages_fetched != 0 || view.evictions != 0 ||
+           view.pages_written_back != 0 || view.direct != 0;
+  }
 };
 constexpr int k_most_pes_with_links = 64;
+// The global view's counters, summed over PEs as they are.
+constexpr std::int64_t global_view_statistics::*k_view_counters[] = {
+    &global_view_statistics::hits,
+    &global_view_statistics::misses,
+    &global_view_statistics::pages_fetched,
+    &global_view_statistics::bytes_fetched,
+    &global_view_statistics::pages_prefetched,
+    &global_view_statistics::evictions,
+    &global_view_statistics::pages_written_back,
+    &global_view_statistics::runs_written_back,
+    &global_view_statistics::bytes_written_back,
+    &global_view_statistics::syncs,
+    &global_view_statistics::direct};
 
 std::vector<traffic_summary> summarise_traffic(const std::vector<variant_result>& results,
                                                int reps) {
@@ -146,6 +167,10 @@ std::vector<traffic_summary> summarise_traffic(const std::vector<variant_result>
     t.mean_fill = room > 0 ? static_cast<double>(t.bytes) / static_cast<double>(room) : 0.0;
     t.credit_wait_s_max_pe =
         all_reduce(r.traffic.credit_wait_seconds / static_cast<double>(n), max<>{});
+    std::vector<std::int64_t> view;  // (one all_reduce for every counter)
+    for (const auto f : k_view_counters) view.push_back(r.view.*f);
+    all_reduce(std::span<std::int64_t>(view));
+    for (std::size_t k = 0; k < view.size(); ++k) t.view.*k_view_counters[k] = view[k] / n;
     if (P <= k_most_pes_with_links) {
       std::vector<std::int64_t> mine(static_cast<std::size_t>(P), 0);
       for (std::size_t d = 0; d < r.traffic.messages_to.size() && d < mine.size(); ++d)
@@ -156,6 +181,9 @@ std::vector<traffic_summary> summarise_traffic(const std::vector<variant_result>
   }
   return out;
 }
+
+// The variants left out of a run (kernel_bench::unavailable): name and why.
+using skipped_list = std::vector<std::pair<std::string, std::string>>;
 
 // The median of a variant that ran and passed; 0 otherwise.
 double median_of(const std::vector<variant_result>& results, std::string_view name) {
@@ -172,7 +200,7 @@ double rate_of(const app_info& app, const sizes& sz, double seconds) {
 void write_json(const settings& st, const app_info& app, const sizes& sz,
                 const std::vector<variant_result>& results, std::int64_t rss,
                 std::int64_t pool_peak, const round_trips& rt,
-                const std::vector<traffic_summary>& traffic) {
+                const std::vector<traffic_summary>& traffic, const skipped_list& skipped) {
   using nlohmann::json;
   json j;
   j["app"] = app.name;
@@ -226,6 +254,19 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
                                                        : 0.0}}},
         {"mean_fill", t.mean_fill},
         {"credit_wait_s_max_pe", t.credit_wait_s_max_pe}};
+    if (t.used_global_view())
+      v["traffic"]["global_view"] = {{"hits", t.view.hits},
+                                     {"misses", t.view.misses},
+                                     {"hit_rate", t.view.hit_rate()},
+                                     {"pages_fetched", t.view.pages_fetched},
+                                     {"bytes_fetched", t.view.bytes_fetched},
+                                     {"pages_prefetched", t.view.pages_prefetched},
+                                     {"evictions", t.view.evictions},
+                                     {"pages_written_back", t.view.pages_written_back},
+                                     {"runs_written_back", t.view.runs_written_back},
+                                     {"bytes_written_back", t.view.bytes_written_back},
+                                     {"syncs", t.view.syncs},
+                                     {"direct", t.view.direct}};
     if (!t.links.empty()) {
       json links = json::array();
       const auto P = static_cast<std::size_t>(num_pes());
@@ -249,6 +290,10 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
     }
     j["variants"].push_back(v);
   }
+  if (!skipped.empty()) {
+    j["skipped"] = json::array();
+    for (const auto& [name, why] : skipped) j["skipped"].push_back({{"name", name}, {"why", why}});
+  }
   std::ofstream out(st.json);
   if (!out) MAILROOM_FAIL("cannot write the JSON file '{}'", st.json);
   out << j.dump(2) << '\n';
@@ -261,7 +306,8 @@ std::string ratio(double x) {
 }
 
 void print_table(const app_info& app, const sizes& sz, const std::vector<variant_result>& results,
-                 int reps, const std::vector<traffic_summary>& traffic) {
+                 int reps, const std::vector<traffic_summary>& traffic,
+                 const skipped_list& skipped) {
   std::string shape;
   if (!sz.matrix.empty())
     shape = fmt::format(", matrix {}", sz.matrix);
@@ -330,6 +376,19 @@ void print_table(const app_info& app, const sizes& sz, const std::vector<variant
                           ? fmt::format(" and {} at hops", traffic[i].combined_at_hops)
                           : std::string());
   if (!combined.empty()) fmt::print("messages per repetition, all PEs: {}\n", combined);
+  // What the global view's caches did, for the variants that read or wrote other PEs' elements.
+  for (std::size_t i = 0; i < results.size() && i < traffic.size(); ++i) {
+    const global_view_statistics& g = traffic[i].view;
+    if (!traffic[i].used_global_view()) continue;
+    fmt::print(
+        "global view per repetition, all PEs: {}: hits {}, misses {} (hit rate {:.1f}%), fetched "
+        "{} pages ({} bytes, of them {} prefetched), wrote back {} pages ({} bytes){}{}\n",
+        results[i].name, g.hits, g.misses, 100.0 * g.hit_rate(), g.pages_fetched, g.bytes_fetched,
+        g.pages_prefetched, g.pages_written_back, g.bytes_written_back,
+        g.evictions > 0 ? fmt::format(", evicted {}", g.evictions) : std::string(),
+        g.direct > 0 ? fmt::format(", {} accesses one-sided", g.direct) : std::string());
+  }
+  for (const auto& [name, why] : skipped) fmt::print("{}: not run: {}\n", name, why);
   if (simulated()) fmt::print("{}: the times are its clock, not this computer's\n", mpi_library());
   std::fflush(stdout);
 }
@@ -347,7 +406,8 @@ int run_driver(int argc, char** argv) {
   const std::vector<app_info> apps = {
       histogram_app(),     index_gather_app(),  permute_matrix_app(), transpose_matrix_app(),
       randperm_app(),      toposort_app(),      triangles_app(),      reductions_app(),
-      random_access_app(), pointer_chase_app(), permutation_app()};
+      random_access_app(), pointer_chase_app(), permutation_app(),    stencil_app(),
+      barnes_hut_app()};
 
   CLI::App cli{
       "mailroom-bench: the Bale mini-apps in every variant, timed and checked.\n"
@@ -360,7 +420,9 @@ int run_driver(int argc, char** argv) {
   std::map<std::string, CLI::App*> subs;
   for (const auto& a : apps) {
     CLI::App* sub = cli.add_subcommand(a.name, a.summary);
-    sub->add_option("-n,--ops", st.n, fmt::format("{} per PE (default {})", a.n_means, a.default_n))
+    sub->add_option("-n,--ops", st.n,
+                    a.n_help.empty() ? fmt::format("{} per PE (default {})", a.n_means, a.default_n)
+                                     : a.n_help)
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{4'000'000'000}));
     if (a.default_table > 0)
       sub->add_option("-T,--table", st.table,
@@ -394,6 +456,8 @@ int run_driver(int argc, char** argv) {
                   a.quick_table > 0
                       ? fmt::format("small sizes for tests ({} {} and {} table elements per PE)",
                                     a.quick_n, a.n_means, a.quick_table)
+                  : !a.n_help.empty()
+                      ? fmt::format("small sizes for tests (-n {})", a.quick_n)
                       : fmt::format("small sizes for tests ({} {} per PE)", a.quick_n, a.n_means));
     if (!a.local_floor.empty())
       sub->footer("The variant local, the floor in the table's \"vs local\" column: " +
@@ -441,7 +505,20 @@ int run_driver(int argc, char** argv) {
   runtime rt(argc, argv);
   const bool root = this_pe().rank() == 0;
   auto bench = app->make();
+  skipped_list skipped;
+  std::erase_if(st.variants, [&](const std::string& v) {
+    std::string why = bench->unavailable(v);
+    if (why.empty()) return false;
+    skipped.emplace_back(v, std::move(why));
+    return true;
+  });
+  if (st.variants.empty())
+    usage_error(fmt::format("{}: no variant asked for can run here ({}: {})", app->name,
+                            skipped.front().first, skipped.front().second));
+  sz.variants = st.variants;
   bench->prepare(sz);
+  // -n is no count per PE for some apps (stencil: the grid's side): the table names it then.
+  if (!app->n_help.empty()) sz.options["n"] = sz.n;
   // ns per operation: the app's own count when it has one (e.g. nonzeros), the largest PE's.
   if (const std::int64_t ops = bench->ops_per_pe(); ops >= 0) sz.n = all_reduce(ops, max<>{});
   // Repetitions run in rounds, the order of the variants rotated every round, so that no
@@ -458,12 +535,14 @@ int run_driver(int argc, char** argv) {
       bench->reset();
       barrier();
       statistics traffic = stats();
+      global_view_statistics view = global_view_totals();
       const double t0 = wtime();
       bench->run(r.name);
       barrier();
       const double dt = all_reduce(wtime() - t0, max<>{});
       traffic = stats() -= traffic;
       r.traffic += traffic;
+      r.view += global_view_totals() -= view;
       r.passed = bench->check(r.name);  // a failed check is never timed as a success
       if (r.passed) {
         r.time_divisor = bench->time_divisor(r.name);
@@ -480,7 +559,7 @@ int run_driver(int argc, char** argv) {
   const auto pool = all_reduce(static_cast<std::int64_t>(aggregation().peak_pool_bytes), max<>{});
   const std::vector<traffic_summary> traffic = summarise_traffic(results, st.reps);
   if (root) {
-    print_table(*app, sz, results, st.reps, traffic);
+    print_table(*app, sz, results, st.reps, traffic, skipped);
     fmt::print(
         "peak RSS {:.1f} MiB, aggregation buffers peak {:.2f} MiB (budget {:.0f} MiB), "
         "slowest PE each\n",
@@ -491,7 +570,7 @@ int run_driver(int argc, char** argv) {
           "round trip PE 0 <-> PE {}: {:.2f} us before, {:.2f} us after (compare runs "
           "whose round trips agree)\n",
           num_pes() - 1, trips.before_s * 1e6, trips.after_s * 1e6);
-    if (!st.json.empty()) write_json(st, *app, sz, results, rss, pool, trips, traffic);
+    if (!st.json.empty()) write_json(st, *app, sz, results, rss, pool, trips, traffic, skipped);
   }
   bench.reset();
   const bool all_passed =

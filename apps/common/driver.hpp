@@ -24,7 +24,9 @@ class App;
 namespace mailroom::apps {
 
 struct sizes {
-  std::int64_t n = 0;             ///< operations (table apps) or rows (matrix apps) per PE
+  /// Operations (table apps) or rows (matrix apps) per PE; stencil: the grid's side, barnes-hut:
+  /// the bodies in all (app_info::n_help says).
+  std::int64_t n = 0;
   std::int64_t table_per_pe = 0;  ///< table elements per PE (table apps)
   double nnz_per_row = 0;         ///< average nonzeros per row of generated matrices
   std::string matrix;             ///< a Matrix Market file to use instead of a generated matrix
@@ -62,6 +64,10 @@ class kernel_bench {
   /// What the driver divides the variant's measured time by: P for a floor that runs the serial
   /// algorithm over the whole input on one PE (its time per PE's share of the work), else 1.
   [[nodiscard]] virtual int time_divisor(std::string_view /*variant*/) const { return 1; }
+  /// Why the variant cannot run here (a variant that calls MPI itself, on the simulated machine),
+  /// or empty when it can. Asked on every PE before prepare(), with the same answer everywhere:
+  /// the driver leaves such a variant out of the run (and sizes.variants) with a note.
+  [[nodiscard]] virtual std::string unavailable(std::string_view /*variant*/) const { return {}; }
 };
 
 /// How the driver knows a mini-app.
@@ -89,6 +95,9 @@ struct app_info {
     std::string unit;
     double scale = 0;
   } rate = {};
+  /// -n's whole --help text when it is no count per PE (stencil: the grid's side), which the
+  /// table then names beside the app's options; empty: "<n_means> per PE (default ...)".
+  std::string n_help = {};
 };
 
 /// Every mini-app (defined next to each app's bench.cpp).
@@ -103,6 +112,8 @@ app_info reductions_app();
 app_info random_access_app();
 app_info pointer_chase_app();
 app_info permutation_app();
+app_info stencil_app();
+app_info barnes_hut_app();
 
 /// `mailroom-bench bfs ...` (argv[0] is "bfs"): Graph500's BFS (apps/bfs); the exit status.
 int run_graph500(int argc, char** argv);

@@ -38,7 +38,9 @@ struct place {
 /// A distribution of global indices [0, size()) over P PEs: owner(g) holds g at local(g), and
 /// global(owner(g), local(g)) == g. A user-defined one needs these four members (const, cheap,
 /// the same on every PE); it may add locate(g) (owner and local index at once, faster when they
-/// share a division) and local_size(p) (how many indices PE p holds; otherwise counted).
+/// share a division), local_size(p) (how many indices PE p holds; otherwise counted) and
+/// contiguous(g) (how many indices from g on its owner holds at consecutive local indices:
+/// global_array's ranges copy such runs at once; otherwise found index by index).
 template <class D>
 concept distribution = requires(const D& d, std::int64_t g, pe p, std::size_t l) {
   { d.owner(g) } -> std::convertible_to<pe>;
@@ -109,6 +111,10 @@ class cyclic {
     // (ceil((n - r) / P), written so that an unbounded n cannot overflow)
     return n_ > p.rank() ? static_cast<std::size_t>((n_ - p.rank() - 1) / pes_ + 1) : 0;
   }
+  /// Indices from g on that g's owner holds consecutively: g alone (P > 1).
+  [[nodiscard]] std::int64_t contiguous(std::int64_t g) const noexcept {
+    return pes_ == 1 ? n_ - g : 1;
+  }
   /// {owner, local index} as a pair (gather's `where`, before distributions).
   std::pair<pe, std::size_t> operator()(std::int64_t g) const noexcept {
     return {pe(g % pes_), static_cast<std::size_t>(g / pes_)};
@@ -153,6 +159,10 @@ class block {
   }
   /// The block length b.
   [[nodiscard]] std::int64_t block_size() const noexcept { return b_; }
+  /// Indices from g on that g's owner holds consecutively: the rest of g's block.
+  [[nodiscard]] std::int64_t contiguous(std::int64_t g) const noexcept {
+    return std::min(n_, (g / b_ + 1) * b_) - g;
+  }
 
  private:
   std::int64_t n_, b_;
@@ -188,6 +198,12 @@ class block_cyclic {
   }
   /// The number of global indices.
   [[nodiscard]] std::int64_t size() const noexcept { return n_; }
+  /// How many indices PE p holds.
+  /// Indices from g on that g's owner holds consecutively: the rest of g's block (the whole
+  /// remainder on one PE).
+  [[nodiscard]] std::int64_t contiguous(std::int64_t g) const noexcept {
+    return pes_ == 1 ? n_ - g : std::min(n_, (g / b_ + 1) * b_) - g;
+  }
   /// How many indices PE p holds.
   [[nodiscard]] std::size_t local_size(pe p) const noexcept {
     // Whole rounds of P blocks, then what the last, partial round gives p.

@@ -311,8 +311,12 @@ class global_array {
     while (k < n) {
       const place p = a_.place_of(g + static_cast<std::int64_t>(k));
       std::size_t len = 1;
-      if constexpr (std::is_same_v<D, block>) {
-        len = std::min(n - k, mailroom::local_size(a_.dist(), p.owner) - p.local);
+      if constexpr (requires(const D& d) {
+                      { d.contiguous(g) } -> std::convertible_to<std::int64_t>;
+                    }) {
+        len = std::min<std::size_t>(
+            n - k,
+            static_cast<std::size_t>(a_.dist().contiguous(g + static_cast<std::int64_t>(k))));
       } else {
         while (k + len < n) {
           const place q = a_.place_of(g + static_cast<std::int64_t>(k + len));

@@ -82,19 +82,20 @@ int tiny_cache(mr::global_view_options o) {
   std::vector<std::int64_t> model(static_cast<std::size_t>(n), 0);
   for (int round = 1; round <= 3; ++round) {
     for (int k = 0; k < 600; ++k) {
-      const auto g = static_cast<std::int64_t>(mix(static_cast<std::uint64_t>(k) * 7919 +
-                                                   static_cast<std::uint64_t>(round * 131 + g_me)) %
-                                               static_cast<std::uint64_t>(n));
-      if (g % g_pes == g_me && (k & 1) != 0) {
+      const std::uint64_t r = mix(static_cast<std::uint64_t>(k) * 7919 +
+                                  static_cast<std::uint64_t>(round * 131 + g_me));
+      if ((k & 1) != 0) {  // a write to one of this PE's elements (g % P == me), anywhere
+        const auto g =
+            static_cast<std::int64_t>(r % static_cast<std::uint64_t>(n / g_pes)) * g_pes + g_me;
         a[g] = value(g, round) + k;
         model[static_cast<std::size_t>(g)] = value(g, round) + k;
-      } else if (g % g_pes == g_me) {
-        const std::int64_t v = a[g];
+        continue;
+      }
+      const auto g = static_cast<std::int64_t>(r % static_cast<std::uint64_t>(n));
+      const std::int64_t v = a[g];  // (others' elements: cached, then evicted)
+      if (g % g_pes == g_me)
         EXPECT(v == model[static_cast<std::size_t>(g)], "round %d: own element %lld is %lld", round,
                static_cast<long long>(g), static_cast<long long>(v));
-      } else {
-        (void)static_cast<std::int64_t>(a[g]);  // (others' elements: cached, then evicted)
-      }
     }
     mr::sync();
     // Every PE's model: what each element's owner wrote last.

@@ -174,6 +174,7 @@ TEST_F(ConfigEnvironment, DefaultsAreValidSettings) {
     const std::string kind = v.kind;
     set(v.env, kind == "routing"    ? mailroom::routing_name(v.def)
                : kind == "progress" ? mailroom::progress_mode_name(v.def)
+               : kind == "cache"    ? mailroom::cache_mode_name(v.def)
                                     : std::to_string(v.def).c_str());
     EXPECT_EQ(config::from_environment().describe(), defaults) << v.env;
     ASSERT_EQ(unsetenv(v.env), 0);

@@ -40,6 +40,22 @@ void expect_bijection(const D& d, int P) {
       ASSERT_EQ(seen[p][l], 1) << "PE " << p << " local " << l;
 }
 
+// contiguous(g) is the length of the run of indices from g that g's owner holds at consecutive
+// local indices (what global_array's ranges copy at once), counted here index by index.
+template <class D>
+void expect_contiguous(const D& d) {
+  for (std::int64_t g = 0; g < d.size(); ++g) {
+    const mr::place at = mr::place_of(d, g);
+    std::int64_t run = 1;
+    while (g + run < d.size()) {
+      const mr::place next = mr::place_of(d, g + run);
+      if (next.owner != at.owner || next.local != at.local + static_cast<std::size_t>(run)) break;
+      ++run;
+    }
+    ASSERT_EQ(d.contiguous(g), run) << "g " << g;
+  }
+}
+
 const std::int64_t k_sizes[] = {0, 1, 2, 7, 64, 100, 1001};
 const int k_pes[] = {1, 2, 3, 7, 16};
 
@@ -57,6 +73,15 @@ TEST(Distribution, BlockCyclicIsABijection) {
   for (const auto n : k_sizes)
     for (const int P : k_pes)
       for (const std::int64_t b : {1, 3, 8, 2000}) expect_bijection(mr::block_cyclic(n, b, P), P);
+}
+
+TEST(Distribution, ContiguousRunsAreExact) {
+  for (const int P : k_pes)
+    for (const std::int64_t n : k_sizes) {
+      expect_contiguous(mr::cyclic(n, P));
+      expect_contiguous(mr::block(n, P));
+      for (const std::int64_t b : {1, 2, 3, 8}) expect_contiguous(mr::block_cyclic(n, b, P));
+    }
 }
 
 TEST(Distribution, LayoutsAreTheNamedOnes) {
