@@ -64,7 +64,7 @@ else
   san_neg=OFF
   san_out='scale_full|scale_apps|cluster|many_pes|one_pe|neg|full'
   tidy_what=(--recent 8)
-  san_names='^install\.|^(api_mesh|api_routed|enable_disable_routed)\.np4$|^sim\.(collectives|team_selectors|constructions_differ|distributions|message_reductions)\.|^sim\.(progress_loop\.256x8|one_sided\.256x32|exactly_once\.128x1\.auto_budget)$|^sim\.exactly_once\.256x32\.(direct\.seed1|mesh\.seed1|node\.link_credits1|mesh\.link_credits0)$|^exactly_once_[a-z0-9_]+\.np([5-9]|1[0-9])$|^exactly_once_routed_tight_flow\.np4$|^blocked_in_mpi_warned\.'
+  san_names='^install\.|^(api_mesh|api_routed|enable_disable_routed)\.np4$|^sim\.(collectives|team_selectors|constructions_differ|distributions|message_reductions)\.|^sim\.(progress_loop\.256x8|one_sided\.256x32|global_array\.256x32|exactly_once\.128x1\.auto_budget)$|^sim\.exactly_once\.256x32\.(direct\.seed1|mesh\.seed1|node\.link_credits1|mesh\.link_credits0)$|^exactly_once_[a-z0-9_]+\.np([5-9]|1[0-9])$|^exactly_once_routed_tight_flow\.np4$|^blocked_in_mpi_warned\.'
 fi
 
 # The time each tier took, printed when it ends (and of the whole run, last).
@@ -133,7 +133,7 @@ export UBSAN_OPTIONS=print_stacktrace=1
 # covers routing on the simulated machine, with node routing), exactly-once with mesh routing
 # on the simulated machine (28 s; the release build runs it), the simulated collectives, team
 # selectors, distributions, message reductions, one-sided operations and progress() loop
-# (14-22 s each there), the install tests (the release and MPICH builds run them), the tests labelled
+# (14-22 s each there) and the global view at 256 PEs (212 s there; at 64 it stays), the install tests (the release and MPICH builds run them), the tests labelled
 # full, the negative-compile tests (the compiler's messages, which the release build
 # checks), the simulated machine's mismatched constructions (the MPI ones run), the early
 # warning's 12 s of waiting, the simulated budget test (12 s), and the exactly-once runs at 5 PEs
@@ -145,17 +145,17 @@ export UBSAN_OPTIONS=print_stacktrace=1
   -LE "$san_out" -E "$san_names")
 tier_done "sanitizer build and tests"
 
-echo "== thread-sanitizer build (clang): the tasks and progress tests (and the progress thread), 1 to 4 workers per PE, 1 to 4 PEs"
+echo "== thread-sanitizer build (clang): the tasks and progress tests (and the progress thread), 1 to 4 workers per PE, 1 to 4 PEs; the global view's caches per worker"
 # Only the library and the threaded test: ThreadSanitizer checks mailroom's own threads (the
 # workers, their staged sends, concurrent handlers, futures across tasks). Reports raised inside
 # MPI's libraries are suppressed (tests/sanitizers/tsan.supp) and their interceptors ignored
 # (they are not instrumented); a report in mailroom's code fails the test (exit code 66).
 unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
-CC=clang CXX=clang++ MAILROOM_TARGETS="tasks progress_tasks" bash scripts/setup.sh build-tsan \
+CC=clang CXX=clang++ MAILROOM_TARGETS="tasks progress_tasks global_array" bash scripts/setup.sh build-tsan \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$san_flags" \
   -DMAILROOM_SANITIZE=thread \
   -DMAILROOM_BUILD_APPS=OFF -DMAILROOM_BUILD_EXAMPLES=OFF
 export TSAN_OPTIONS=suppressions=$root/tests/sanitizers/tsan.supp:ignore_noninstrumented_modules=1
 (cd build-tsan && ctest --output-on-failure -j 2 --timeout 300 \
-  -R '^(tasks(_w[0-9])?|progress_(tasks|loop|to_one|thread)(_w[0-9])?)\.np[0-9]+$')
+  -R '^(tasks(_w[0-9])?|progress_(tasks|loop|to_one|thread)(_w[0-9])?|global_array_(workers|thread))\.np[0-9]+$')
 tier_done "thread-sanitizer build and tests"
