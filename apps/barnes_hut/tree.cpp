@@ -148,18 +148,18 @@ void build(const problem& pb, const cube& c, std::span<const particle> ps, tree&
   for (std::size_t i = t.cells.size(); i-- > 0;) {
     cell& x = t.cells[i];
     double mass = 0, mx = 0, my = 0, mz = 0;
-    const auto add = [&](double m, double px, double py, double pz) {
-      mass += m;
-      mx += m * px;
-      my += m * py;
-      mz += m * pz;
+    const auto weigh = [&](double w, double px, double py, double pz) {
+      mass += w;
+      mx += w * px;
+      my += w * py;
+      mz += w * pz;
     };
     for (std::int32_t k = x.first; k < x.first + x.count; ++k) {
       const auto at = static_cast<std::size_t>(k);
       if (x.leaf != 0)
-        add(t.bodies[at].m, t.bodies[at].x, t.bodies[at].y, t.bodies[at].z);
+        weigh(t.bodies[at].m, t.bodies[at].x, t.bodies[at].y, t.bodies[at].z);
       else
-        add(t.cells[at].mass, t.cells[at].x, t.cells[at].y, t.cells[at].z);
+        weigh(t.cells[at].mass, t.cells[at].x, t.cells[at].y, t.cells[at].z);
     }
     x.mass = mass;
     x.x = mx / mass;

@@ -117,19 +117,6 @@ struct traffic_summary {
   }
 };
 constexpr int k_most_pes_with_links = 64;
-// The global view's counters, summed over PEs as they are.
-constexpr std::int64_t global_view_statistics::*k_view_counters[] = {
-    &global_view_statistics::hits,
-    &global_view_statistics::misses,
-    &global_view_statistics::pages_fetched,
-    &global_view_statistics::bytes_fetched,
-    &global_view_statistics::pages_prefetched,
-    &global_view_statistics::evictions,
-    &global_view_statistics::pages_written_back,
-    &global_view_statistics::runs_written_back,
-    &global_view_statistics::bytes_written_back,
-    &global_view_statistics::syncs,
-    &global_view_statistics::direct};
 
 std::vector<traffic_summary> summarise_traffic(const std::vector<variant_result>& results,
                                                int reps) {
@@ -168,9 +155,10 @@ std::vector<traffic_summary> summarise_traffic(const std::vector<variant_result>
     t.credit_wait_s_max_pe =
         all_reduce(r.traffic.credit_wait_seconds / static_cast<double>(n), max<>{});
     std::vector<std::int64_t> view;  // (one all_reduce for every counter)
-    for (const auto f : k_view_counters) view.push_back(r.view.*f);
+    for (const auto f : global_view_statistics::counters) view.push_back(r.view.*f);
     all_reduce(std::span<std::int64_t>(view));
-    for (std::size_t k = 0; k < view.size(); ++k) t.view.*k_view_counters[k] = view[k] / n;
+    for (std::size_t k = 0; k < view.size(); ++k)
+      t.view.*global_view_statistics::counters[k] = view[k] / n;
     if (P <= k_most_pes_with_links) {
       std::vector<std::int64_t> mine(static_cast<std::size_t>(P), 0);
       for (std::size_t d = 0; d < r.traffic.messages_to.size() && d < mine.size(); ++d)

@@ -10,6 +10,7 @@
 #include "mailroom/distributed.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -48,6 +49,8 @@ struct global_view_statistics {
     const std::int64_t n = hits + misses;
     return n > 0 ? static_cast<double>(hits) / static_cast<double>(n) : 0.0;
   }
+  /// Every counter, to combine them field by field (all_reduce over PEs, say).
+  static const std::array<std::int64_t global_view_statistics::*, 11> counters;
   /// Field by field (to sum several arrays' or PEs' counters).
   global_view_statistics& operator+=(const global_view_statistics& o) noexcept;
   /// Field by field: a phase is after -= before.

@@ -25,39 +25,33 @@
 #include <new>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace mailroom {
 
+const std::array<std::int64_t global_view_statistics::*, 11> global_view_statistics::counters = {
+    &global_view_statistics::hits,
+    &global_view_statistics::misses,
+    &global_view_statistics::pages_fetched,
+    &global_view_statistics::bytes_fetched,
+    &global_view_statistics::pages_prefetched,
+    &global_view_statistics::evictions,
+    &global_view_statistics::pages_written_back,
+    &global_view_statistics::runs_written_back,
+    &global_view_statistics::bytes_written_back,
+    &global_view_statistics::syncs,
+    &global_view_statistics::direct};
+
 global_view_statistics& global_view_statistics::operator+=(
     const global_view_statistics& o) noexcept {
-  hits += o.hits;
-  misses += o.misses;
-  pages_fetched += o.pages_fetched;
-  bytes_fetched += o.bytes_fetched;
-  pages_prefetched += o.pages_prefetched;
-  evictions += o.evictions;
-  pages_written_back += o.pages_written_back;
-  runs_written_back += o.runs_written_back;
-  bytes_written_back += o.bytes_written_back;
-  syncs += o.syncs;
-  direct += o.direct;
+  for (const auto f : counters) this->*f += o.*f;
   return *this;
 }
 
 global_view_statistics& global_view_statistics::operator-=(
     const global_view_statistics& o) noexcept {
-  hits -= o.hits;
-  misses -= o.misses;
-  pages_fetched -= o.pages_fetched;
-  bytes_fetched -= o.bytes_fetched;
-  pages_prefetched -= o.pages_prefetched;
-  evictions -= o.evictions;
-  pages_written_back -= o.pages_written_back;
-  runs_written_back -= o.runs_written_back;
-  bytes_written_back -= o.bytes_written_back;
-  syncs -= o.syncs;
-  direct -= o.direct;
+  for (const auto f : counters) this->*f -= o.*f;
   return *this;
 }
 
@@ -102,7 +96,6 @@ class cache final : public page_cache, public std::enable_shared_from_this<cache
     page_bytes_ = page_elems_ * elem;
     pages_per_part_ = std::max<std::size_t>(1, (room + page_elems_ - 1) / page_elems_);
     words_ = (page_elems_ + 63) / 64;
-    me_ = transport::rank();
     pes_ = transport::size();
     if (mode_ == cache_mode::off) return;
     const std::size_t n = std::max<std::size_t>(2, bytes / page_bytes_);
@@ -146,7 +139,8 @@ class cache final : public page_cache, public std::enable_shared_from_this<cache
 
   // Copies n elements from (owner, l) on to buf (Write: from buf to them).
   template <bool Write>
-  void transfer(int owner, std::size_t l, std::byte* buf, std::size_t n) {
+  void transfer(int owner, std::size_t l,
+                std::conditional_t<Write, const std::byte*, std::byte*> buf, std::size_t n) {
     check(owner, l, n);
     const bool mapped = symmetric_peer(owner, part_) != nullptr;
     if (mode_ == cache_mode::off || (mode_ == cache_mode::remote && mapped)) {
@@ -469,7 +463,7 @@ class cache final : public page_cache, public std::enable_shared_from_this<cache
   std::vector<std::shared_ptr<cache>> workers_;  // (worker 0's cache: the others')
   std::size_t page_elems_ = 1, page_bytes_ = 0, pages_per_part_ = 1, words_ = 1;
   cache_mode mode_ = cache_mode::remote;
-  int me_ = 0, pes_ = 1;
+  int pes_ = 1;
   std::vector<slot> slots_;
   struct aligned_delete {
     void operator()(std::byte* p) const noexcept { ::operator delete[](p, std::align_val_t{64}); }
@@ -633,9 +627,7 @@ void page_cache_read(page_cache* c, int owner, std::size_t l, void* out, std::si
 }
 
 void page_cache_write(page_cache* c, int owner, std::size_t l, const void* in, std::size_t n) {
-  // (transfer<true> only reads buf)
-  as_cache(c).transfer<true>(owner, l, const_cast<std::byte*>(static_cast<const std::byte*>(in)),
-                             n);
+  as_cache(c).transfer<true>(owner, l, static_cast<const std::byte*>(in), n);
 }
 
 future<void> page_cache_prefetch(page_cache* c, int owner, std::size_t l, std::size_t n) {
