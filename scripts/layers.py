@@ -56,7 +56,7 @@ LAYERS = [
     ("api", None,
      ["mailbox.hpp", "selector.hpp", "actor.hpp", "join.hpp", "serialized.hpp", "conveyor.hpp",
       "distribution.hpp", "detail/reduce_cache.hpp",
-      "detail/mailboxes.hpp", "detail/sends.hpp"],
+      "detail/mailboxes.hpp", "detail/sends.hpp", "detail/inplace.hpp"],
      [],
      "selectors and actors (typed, variable-size, serialized, lambda and bound messages), "
      "joins, priorities, conveyors, distributions: header-only, on the runtime's cores"),

@@ -4,6 +4,7 @@
 // closes the mailboxes along their dependency graph.
 #pragma once
 
+#include "mailroom/detail/inplace.hpp"
 #include "mailroom/detail/mailboxes.hpp"
 #include "mailroom/detail/sends.hpp"
 #include "mailroom/distribution.hpp"
@@ -107,8 +108,7 @@ class selector : detail::blocked_sends {
     auto& box = *std::get<I>(boxes_);
     if (MAILROOM_UNLIKELY(!admitted(box, dest))) return stage(box, I, dest.rank(), msg, loc);
     if constexpr (detail::box_reduces<decltype(box)>) return push_reduced(box, dest.rank(), msg);
-    if (MAILROOM_UNLIKELY(!box.conveyor.template push<sizeof(message_type<I>)>(dest.rank(), &msg)))
-      push_blocked(box.conveyor, dest.rank(), msg);
+    (void)box.conveyor.template push_or<sizeof(message_type<I>), blocked_sends>(dest.rank(), &msg);
   }
 
   /// Sends a variable-size message to mailbox I (of span_of<T>) on PE `dest`: the items are
@@ -373,9 +373,8 @@ class selector : detail::blocked_sends {
     std::array<detail::team_lanes, sizeof...(Specs)> lanes{};
     if (team_)
       for (auto& l : lanes) l = detail::next_team_mailbox(*team_);
-    ((std::get<I>(boxes_) = std::make_unique<detail::mailbox_impl<Specs, selector>>(
-          std::move(specs), this, signature + static_cast<std::uint32_t>(I),
-          team_ ? &lanes[I] : nullptr)),
+    (std::get<I>(boxes_).emplace(std::move(specs), this, signature + static_cast<std::uint32_t>(I),
+                                 team_ ? &lanes[I] : nullptr),
      ...);
   }
   template <std::size_t... I>
@@ -387,11 +386,10 @@ class selector : detail::blocked_sends {
   // which returns only for a pool worker's send, staged there. (A slow path that returned a
   // verdict to the send instead made GCC lay out the send loop of histogram with two taken
   // branches per message, at twice the time per message.)
+  // One compare: the destination against the bound of this context (mailbox_base::send_limit).
   [[gnu::always_inline]] bool admitted(const detail::mailbox_base& box, pe dest) const {
-    const bool open =
-        (box.accepts.load(std::memory_order_relaxed) & detail::scheduler::sending_from) != 0;
-    return MAILROOM_LIKELY(open &&
-                           static_cast<unsigned>(dest.rank()) < static_cast<unsigned>(pes_));
+    return MAILROOM_LIKELY(static_cast<unsigned>(dest.rank()) <
+                           static_cast<unsigned>(box.send_limit[detail::scheduler::sending_from]));
   }
   // Whether a send that admitted() refused is a pool worker's that the mailbox takes: as worker
   // 0's of the same kind would be. Inline (a call per send was 10% of a pool worker's time).
@@ -550,7 +548,7 @@ class selector : detail::blocked_sends {
   // routes outlive the mailboxes.)
   detail::runtime_turn turn_{detail::deferred_turn};
   std::optional<team> team_;
-  std::tuple<std::unique_ptr<detail::mailbox_impl<Specs, selector>>...> boxes_;
+  std::tuple<detail::inplace<detail::mailbox_impl<Specs, selector>>...> boxes_;
   std::unique_ptr<detail::selector_core> core_;
   int pes_ = 0;  // (set once the runtime is known to exist)
 };

@@ -19,6 +19,8 @@
 #include <type_traits>
 #include <utility>
 
+#include <sys/mman.h>
+
 namespace mailroom::detail {
 
 namespace {
@@ -28,6 +30,19 @@ exchange& running_exchange() {
                  "`mailroom::runtime rt(argc, argv);` first)");
   if (t_worker > 0) check_runtime_thread("constructing a conveyor or mailbox");
   return exchange::get();
+}
+
+// Pages of zeros mapped read-only (a routed typed conveyor's table of cursors): reading them maps
+// the one zero page, so they cost address space, not memory.
+void* map_zeros(std::size_t bytes) {
+  void* p = ::mmap(nullptr, std::max<std::size_t>(bytes, 1), PROT_READ,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  MAILROOM_CHECK(p != MAP_FAILED, "could not map {} bytes of address space for a mailbox's table",
+                 bytes);
+  return p;
+}
+void unmap_zeros(void* p, std::size_t bytes) noexcept {
+  ::munmap(p, std::max<std::size_t>(bytes, 1));
 }
 }  // namespace
 
@@ -113,6 +128,11 @@ struct conveyor_core::cold {
   };
   std::vector<lane_limit> limits_;
   std::vector<std::uint32_t> pool_out_;
+  // A typed conveyor's lanes (cursors_ holds where each writes): the buffer each fills (null:
+  // none), and on a routed lane the items written, counted as they are put (their prefixes
+  // differ in size; a direct lane's items are its bytes over the item's size).
+  std::vector<std::byte*> bufs_;
+  std::vector<std::uint32_t> put_items_;
   std::deque<arrival> arrivals_;
   std::int64_t sent_items_ = 0, received_items_ = 0, processed_items_ = 0, forwarded_items_ = 0;
   std::uint64_t refused_ = 0;
@@ -164,6 +184,7 @@ std::int64_t conveyor_core::sent_items() const noexcept { return s_->sent_items_
 std::int64_t conveyor_core::processed_items() const noexcept { return s_->processed_items_; }
 std::int64_t conveyor_core::forwarded_items() const noexcept { return s_->forwarded_items_; }
 std::uint64_t conveyor_core::refused() const noexcept { return s_->refused_; }
+int conveyor_core::destinations() const noexcept { return over_team_ ? rt_.lanes() : rt_.pes; }
 const std::vector<std::int64_t>& conveyor_core::items_to() const noexcept { return s_->sent_to_; }
 const std::vector<std::int64_t>& conveyor_core::bytes_to() const noexcept { return s_->bytes_to_; }
 const std::vector<std::int64_t>& conveyor_core::buffers_to() const noexcept {
@@ -203,15 +224,16 @@ template <std::size_t Words, class Write>
                                                            std::size_t bytes, bool forwarded,
                                                            Write write) noexcept {
   const std::size_t need = bytes + 4 * Words;
-  fill& f = fills_[static_cast<std::size_t>(lane_no)];
-  if (MAILROOM_UNLIKELY(f.used() + need > capacity_) && !room_for(lane_no, need, forwarded))
-    return false;
-  std::byte* out = f.buf + f.used();
+  const auto l = static_cast<std::size_t>(lane_no);
+  cursor& c = cursors_[l];
+  if (MAILROOM_UNLIKELY(need > room_of(c)) && !room_for(lane_no, need, forwarded)) return false;
+  std::byte* out = c.pos;
   if constexpr (Words > 0) std::memcpy(out, prefix, 4 * Words);
   write(out + 4 * Words);
-  f.add(static_cast<std::uint32_t>(need), 1);
+  c.pos += need;
+  ++s_->put_items_[l];
   if (forwarded) {
-    ++s_->forwarded_in_[static_cast<std::size_t>(lane_no)];
+    ++s_->forwarded_in_[l];
     ++s_->forwarded_items_;
   }
   return true;
@@ -243,17 +265,6 @@ bool conveyor_core::push_routed_n(int dest, const void* item) noexcept {
                                    : network_prefix(h, static_cast<std::uint32_t>(rt_.my_local));
   return put_n<N, 1>(lane_no, &prefix, item, false);
 }
-
-template <std::size_t N>
-bool conveyor_core::push_routed_sized(int dest, item_copy<N> c) noexcept {
-  return push_routed_n<N>(dest, c.b);
-}
-template bool conveyor_core::push_routed_sized<4>(int, item_copy<4>) noexcept;
-template bool conveyor_core::push_routed_sized<8>(int, item_copy<8>) noexcept;
-template bool conveyor_core::push_routed_sized<12>(int, item_copy<12>) noexcept;
-template bool conveyor_core::push_routed_sized<16>(int, item_copy<16>) noexcept;
-template bool conveyor_core::push_routed_sized<24>(int, item_copy<24>) noexcept;
-template bool conveyor_core::push_routed_sized<32>(int, item_copy<32>) noexcept;
 
 bool conveyor_core::push_routed(int dest, const void* item) noexcept {
   // Copies of fixed size for the sizes messages usually have (as forward_queue).
@@ -343,7 +354,6 @@ inline bool conveyor_core::can_ship(int lane_no) const noexcept {
          (lim.pooled && s_->outstanding_[l] < lim.credits && ex_.slot_extras_free() > 0);
 }
 
-conveyor_core::fill conveyor_core::always_full_{nullptr, fill::packed(~0u, 0)};
 conveyor_core::lane conveyor_core::always_full_lane_ = [] {
   lane l;
   l.f.state = fill::packed(~0u, 0);
@@ -353,9 +363,9 @@ conveyor_core::lane conveyor_core::always_full_lane_ = [] {
 std::size_t conveyor_core::table_bytes(const routes& r, bool delta_records) noexcept {
   // Per lane: its fill (or delta lane), items, bytes and buffers shipped, credits in use,
   // forwarded items and limits; per link in: whether it has ended (end of stream).
-  const std::size_t per_lane = (delta_records ? sizeof(lane) : sizeof(fill)) +
-                               3 * sizeof(std::int64_t) + 3 * sizeof(std::uint32_t) +
-                               sizeof(cold::lane_limit);
+  const std::size_t per_lane =
+      (delta_records ? sizeof(lane) : sizeof(cursor) + sizeof(std::byte*) + sizeof(std::uint32_t)) +
+      3 * sizeof(std::int64_t) + 3 * sizeof(std::uint32_t) + sizeof(cold::lane_limit);
   std::size_t links_in = 0;
   for (const auto& peers : r.in_peers) links_in += peers.size();
   return per_lane * static_cast<std::size_t>(r.lanes()) + links_in + sizeof(conveyor_core) +
@@ -372,7 +382,7 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
       id_(0),
       capacity_(static_cast<std::uint32_t>(ex_.capacity())),
       me_(ex_.me()),
-      fills_(delta_records ? 0 : static_cast<std::size_t>(rt_.lanes())),
+      cursors_(delta_records ? 0 : static_cast<std::size_t>(rt_.lanes())),
       lanes_(delta_records ? static_cast<std::size_t>(rt_.lanes()) : 0),
       signature_(signature),
       s_(std::make_unique<cold>(rt_)) {
@@ -423,11 +433,19 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
   for (std::size_t w = 1; w <= k_delta_words; ++w)
     delta_limit_[w] = capacity_ - static_cast<std::uint32_t>(k_delta_run_header + 8 * w);
   // An absent buffer looks full, so the first push for a destination takes the slow path.
-  for (std::size_t d = 0; d < dests(); ++d) fill_of(d).reset(capacity_);
-  by_dest_ = fills_.data();
+  for (auto& ln : lanes_) ln.f.reset(capacity_);
+  s_->bufs_.assign(cursors_.size(), nullptr);
+  s_->put_items_.assign(routed_ ? cursors_.size() : 0, 0);
+  by_dest_ = cursors_.data();
   by_dest_lane_ = lanes_.data();
   if (routed_) {
-    by_dest_ = &always_full_;
+    // A cursor of zeros per destination, on pages mapped read-only: they all share the zero
+    // page, so the table costs address space, not memory, however many PEs there are.
+    if (lanes_.empty()) {
+      zero_bytes_ = static_cast<std::size_t>(rt_.pes) * sizeof(cursor);
+      zero_cursors_ = map_zeros(zero_bytes_);
+      by_dest_ = static_cast<cursor*>(zero_cursors_);
+    }
     by_dest_lane_ = &always_full_lane_;
     dest_mask_ = 0;
   }
@@ -451,7 +469,8 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
 
 conveyor_core::~conveyor_core() {
   for (std::size_t d = 0; d < dests(); ++d)
-    if (std::byte* buf = fill_of(d).buf; buf != nullptr) ex_.release(buf + s_->limits_[d].offset);
+    if (std::byte* buf = buffer_of(d); buf != nullptr) ex_.release(buf);
+  if (zero_cursors_ != nullptr) unmap_zeros(zero_cursors_, zero_bytes_);
   for (auto& a : s_->arrivals_) ex_.release_arrival(a.source, a.buf);
   for (auto& queue : s_->forward_)
     for (auto& t : queue) ex_.release_arrival(t.source, t.buf);
@@ -477,9 +496,43 @@ conveyor_core::~conveyor_core() {
   ex_.detach(id_);
 }
 
+std::byte* conveyor_core::buffer_of(std::size_t l) const noexcept {
+  if (lanes_.empty()) return s_->bufs_[l];
+  const fill& f = lanes_[l].f;
+  return f.buf == nullptr ? nullptr : f.buf + s_->limits_[l].offset;
+}
+
+std::uint32_t conveyor_core::bytes_of_lane(std::size_t l) const noexcept {
+  if (lanes_.empty()) return static_cast<std::uint32_t>(cursors_[l].pos - s_->bufs_[l]);
+  return lanes_[l].f.used() - s_->limits_[l].offset;
+}
+
+std::uint32_t conveyor_core::items_of(std::size_t l) const noexcept {
+  if (!lanes_.empty()) return lanes_[l].f.items();
+  const std::byte* buf = s_->bufs_[l];
+  if (buf == nullptr) return 0;
+  if (routed_) return s_->put_items_[l];
+  const auto bytes = static_cast<std::size_t>(cursors_[l].pos - buf) - k_header_bytes;
+  if (item_bytes_ > 0) return static_cast<std::uint32_t>(bytes / item_bytes_);
+  // Variable-size items: counted by their length words, once per buffer (not per push).
+  std::uint32_t n = 0;
+  for (std::size_t at = 0; at < bytes; ++n) {
+    std::uint32_t len;
+    std::memcpy(&len, buf + k_header_bytes + at, 4);
+    at += var_item_bytes(len);
+  }
+  return n;
+}
+
+bool conveyor_core::has_items(std::size_t l) const noexcept {
+  if (lanes_.empty())
+    return s_->bufs_[l] != nullptr && cursors_[l].pos != s_->bufs_[l] + k_header_bytes;
+  const fill& f = lanes_[l].f;
+  return f.buf != nullptr && (f.items() > 0 || lanes_[l].rs.bound_bytes != 0);
+}
+
 bool conveyor_core::make_room(int lane_no, std::size_t need) noexcept {
   const auto l = static_cast<std::size_t>(lane_no);
-  fill& f = fill_of(l);
   // After a lane has ended every buffer has been shipped, so any later push lands here.
   MAILROOM_CHECK((s_->lanes_ended_ >> rt_.cls[l] & 1u) == 0 &&
                      (s_->state_ == stream::open || s_->state_ == stream::flushing),
@@ -493,7 +546,7 @@ bool conveyor_core::make_room(int lane_no, std::size_t need) noexcept {
     }
     ship(lane_no);
   }
-  if (f.buf == nullptr) {
+  if (buffer_of(l) == nullptr) {
     // A lane to another node or slot lane to another PE fills its own buffer or one on a token
     // of its pool (buffer_for); without one the push waits for a buffer to come back, as for a
     // credit. A slot lane whose pool has none free (after spills) takes a heap buffer and uses
@@ -505,15 +558,20 @@ bool conveyor_core::make_room(int lane_no, std::size_t need) noexcept {
     }
     std::byte* buf = lim.slot ? ex_.acquire_slot(rt_.peer[l]) : nullptr;
     if (buf == nullptr) buf = ex_.acquire();
-    f.buf = buf - lim.offset;
-    f.reset(lim.offset + static_cast<std::uint32_t>(k_header_bytes));
-    if (!lanes_.empty()) {  // runs restart
+    if (lanes_.empty()) {
+      s_->bufs_[l] = buf;
+      cursors_[l] = {buf + k_header_bytes,
+                     buf + (capacity_ - lim.offset) - std::max<std::size_t>(item_bytes_, 1) + 1};
+      if (routed_) s_->put_items_[l] = 0;
+    } else {  // runs restart
+      lanes_[l].f.buf = buf - lim.offset;
+      lanes_[l].f.reset(lim.offset + static_cast<std::uint32_t>(k_header_bytes));
       lanes_[l].rs.count_at = 0;
       lanes_[l].rs.bound_bytes = 0;
       lanes_[l].open = 0;
     }
   }
-  MAILROOM_CHECK(f.used() + need <= capacity_,
+  MAILROOM_CHECK(bytes_of_lane(l) + need <= capacity_ - s_->limits_[l].offset,
                  "a message of {} bytes does not fit in {}={} ({} bytes of each buffer are its "
                  "header): raise MAILROOM_BUFFER_BYTES (and MAILROOM_NODE_BUFFER_BYTES for "
                  "buffers within a node) or send less",
@@ -602,19 +660,19 @@ bool conveyor_core::put_record(int lane_index, std::uint32_t tag, std::uint32_t 
 
 void conveyor_core::ship(int lane_no) noexcept {
   const auto l = static_cast<std::size_t>(lane_no);
-  fill& f = fill_of(l);
   if (!lanes_.empty()) close_run(lanes_[l]);
   const std::uint32_t offset = s_->limits_[l].offset;
-  std::byte* buf = f.buf + offset;
+  std::byte* buf = buffer_of(l);
+  const std::uint32_t items = items_of(l);
   auto* h = reinterpret_cast<buffer_header*>(buf);
-  *h = buffer_header{id_, f.used() - offset, f.items(), 0, signature_, link_flags(rt_.cls[l])};
-  s_->sent_to_[l] += f.items();
-  s_->bytes_to_[l] += f.used() - offset - static_cast<std::int64_t>(k_header_bytes);
+  *h = buffer_header{id_, bytes_of_lane(l), items, 0, signature_, link_flags(rt_.cls[l])};
+  s_->sent_to_[l] += items;
+  s_->bytes_to_[l] += h->bytes - static_cast<std::int64_t>(k_header_bytes);
   s_->room_sent_ += capacity_ - offset - static_cast<std::int64_t>(k_header_bytes);
   ++s_->buffers_to_[l];
   // Only this PE's own items count as sent (mr::quiesce, the waves of cycles): forwarded ones
   // were counted where they came from.
-  std::int64_t own = f.items();
+  std::int64_t own = items;
   if (routed_) {
     own -= s_->forwarded_in_[l];
     s_->forwarded_in_[l] = 0;
@@ -634,8 +692,13 @@ void conveyor_core::ship(int lane_no) noexcept {
     s_->backlog_.emplace_back(lane_no, buf);
     ex_.backlog_changed(+1);
   }
-  f.buf = nullptr;
-  f.reset(capacity_);
+  if (lanes_.empty()) {
+    s_->bufs_[l] = nullptr;
+    cursors_[l] = {};
+  } else {
+    lanes_[l].f.buf = nullptr;
+    lanes_[l].f.reset(capacity_);
+  }
 }
 
 bool conveyor_core::flush(bool force) {
@@ -662,7 +725,7 @@ void conveyor_core::credit(int peer, std::uint32_t cls) noexcept {
   // A token the lane no longer needs (it holds no more buffers than its own and its tokens
   // less one) goes back to its pool, where any conveyor may take it.
   if (s_->pool_out_[l] > 0 &&
-      s_->outstanding_[l] + (fill_of(l).buf != nullptr ? 1u : 0u) < 1 + s_->pool_out_[l]) {
+      s_->outstanding_[l] + (buffer_of(l) != nullptr ? 1u : 0u) < 1 + s_->pool_out_[l]) {
     --s_->pool_out_[l];
     if (s_->limits_[l].shared)
       ex_.give_shared(l);
@@ -1003,9 +1066,8 @@ void conveyor_core::pop_front() noexcept {
 std::int64_t conveyor_core::filling_items(std::vector<int>* to, std::size_t most) const {
   std::int64_t items = 0;
   for (std::size_t d = 0; d < dests(); ++d) {
-    const fill& f = lanes_.empty() ? fills_[d] : lanes_[d].f;
     const std::uint32_t n =
-        f.buf == nullptr ? 0 : f.items() + (lanes_.empty() ? 0 : bound_records(lanes_[d]));
+        buffer_of(d) == nullptr ? 0 : items_of(d) + (lanes_.empty() ? 0 : bound_records(lanes_[d]));
     if (n == 0) continue;
     items += n;
     if (to != nullptr && to->size() < most) to->push_back(rt_.peer[d]);

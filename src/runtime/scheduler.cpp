@@ -408,10 +408,18 @@ bool selector_core::finished() const noexcept {
 
 mailbox_base::mailbox_base(bool delta_records, std::uint32_t signature, std::size_t item_bytes,
                            const team_lanes* team)
-    : conveyor(delta_records, signature, item_bytes, team), accepts(scheduler::k_from_handler) {
+    : conveyor(delta_records, signature, item_bytes, team), accepts(0) {
   self_source = transport::rank();
   self_from = team != nullptr ? team->rt->rank_of(self_source) : self_source;
   staged.set_owner(this);
+  set_accepts(scheduler::k_from_handler);
+}
+
+void mailbox_base::set_accepts(std::uint8_t bits) noexcept {
+  accepts.store(bits);
+  const int pes = conveyor.destinations();
+  for (const std::uint8_t from : {scheduler::k_from_user, scheduler::k_from_handler})
+    send_limit[from] = (bits & from) != 0 ? pes : 0;
 }
 
 selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g, const char* kind,
@@ -454,7 +462,8 @@ selector_core::selector_core(std::vector<mailbox_base*> boxes, const graph& g, c
         s_->components_[c].conveyors.push_back(&boxes_[static_cast<std::size_t>(m)]->conveyor);
     }
   for (std::size_t m = 0; m < boxes_.size(); ++m)
-    if (s_->plan_.entry[m]) boxes_[m]->accepts.fetch_or(scheduler::k_from_user);
+    if (s_->plan_.entry[m])
+      boxes_[m]->set_accepts(boxes_[m]->accepts.load() | scheduler::k_from_user);
   if (!s_->over_team_) engine::next_selector_id = (id_ + 1) % exchange::k_team_conveyor;
   scheduler::owners.insert(id_, this);  // (held until set_owner)
   engine::live.push_back(this);
@@ -506,7 +515,8 @@ void selector_core::done(int m, source_location where) {
                  m, box_label(mi));
   MAILROOM_CHECK(!s_->user_done_[mi], "done({}) called twice on this {}", m, s_->kind_);
   s_->user_done_[mi] = true;
-  boxes_[mi]->accepts.fetch_and(static_cast<std::uint8_t>(~scheduler::k_from_user));
+  boxes_[mi]->set_accepts(
+      static_cast<std::uint8_t>(boxes_[mi]->accepts.load() & ~scheduler::k_from_user));
 }
 
 std::string selector_core::describe() const {
@@ -936,7 +946,7 @@ bool selector_core::step_component(std::size_t c) {
   const auto& comp = s_->plan_.components[c];
   if (!comp.cyclic) {
     mailbox_base& box = *boxes_[static_cast<std::size_t>(comp.members.front())];
-    if (!box.conveyor.closed()) box.accepts = 0;
+    if (!box.conveyor.closed()) box.set_accepts(0);
     return step_stream(box.conveyor);
   }
   // A cycle: sampled only when nothing of the component is waiting here, after shipping every
@@ -1055,7 +1065,7 @@ bool selector_core::step(bool arrivals) {
 void selector_core::finish_component(std::size_t c) {
   s_->components_[c].finished = true;
   ++s_->finished_count_;
-  for (int m : s_->plan_.components[c].members) boxes_[static_cast<std::size_t>(m)]->accepts = 0;
+  for (int m : s_->plan_.components[c].members) boxes_[static_cast<std::size_t>(m)]->set_accepts(0);
   if (MAILROOM_UNLIKELY(trace::g_on))
     trace::record(trace::builtin().terminated, trace::now(), -1,
                   {id_, static_cast<std::int64_t>(c), 0, 0});

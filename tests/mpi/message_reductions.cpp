@@ -268,7 +268,10 @@ int all_to_one(int sends) {
   const std::int64_t rounds = (sends + per_buffer - 1) / per_buffer;
   std::string tree;
   for (std::size_t k = 0; k < hops; ++k)
-    tree += " " + std::to_string(hop_in[k]) + "/" + std::to_string(hop_combined[k]);
+    tree.append(" ")
+        .append(std::to_string(hop_in[k]))
+        .append("/")
+        .append(std::to_string(hop_combined[k]));
   std::printf(
       "all_to_one: %d PEs, %d sends each, routing %s: PE 0 handled %lld from %lld links "
       "in; per hop (in/combined):%s\n",

@@ -10,6 +10,7 @@
 #include "mailroom/detail/records.hpp"
 #include "mailroom/error.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -71,20 +72,23 @@ class conveyor_core : public record_codec {
   /// full and cannot be sent yet (no credit for dest, or too many own-PE arrivals unhandled):
   /// call progress and try again.
   template <std::size_t N>
-  [[nodiscard]] bool push(int dest, const void* item) noexcept {
+  [[nodiscard, gnu::always_inline]] bool push(int dest, const void* item) noexcept {
+    return push_or<N, void>(dest, item);
+  }
+  /// push, but a refused item is handed to Wait::retry(*this, dest, item_copy<N>), which waits
+  /// until it goes through (the runtime's sends: progress until a credit comes), and push_or
+  /// returns true. The send loop then keeps nothing alive for the slow path but the lane it
+  /// looked up and the item.
+  template <std::size_t N, class Wait>
+  [[nodiscard, gnu::always_inline]] bool push_or(int dest, const void* item) noexcept {
     MAILROOM_ASSERT(lanes_.empty() && N == item_bytes_);  // a conveyor of N-byte items
-    // With node or mesh routing every destination maps to one fill that always looks full (the
-    // mask is 0): the test below sends every push to the routed path, and direct routing pays
-    // an `and` for it.
-    fill& f = by_dest_[static_cast<std::size_t>(dest) & dest_mask_];
-    if (MAILROOM_UNLIKELY(f.used() + N > capacity_)) {
-      if constexpr (k_routed_size<N>)  // (one call to the routed path, as direct's make_room)
-        if (routed_) return push_routed_sized<N>(dest, bytes_of<N>(item));
-      if (routed_) return push_routed_copy<N>(dest, bytes_of<N>(item));
-      if (!make_room(dest, N)) return false;
-    }
-    std::memcpy(f.buf + f.used(), item, N);
-    f.add(N, 1);
+    // With node or mesh routing every destination's cursor is one of a read-only table of
+    // zeros, where nothing fits: the test below sends every push to the routed path, and
+    // direct routing pays nothing for it.
+    cursor& c = by_dest_[static_cast<std::size_t>(dest)];
+    if (MAILROOM_UNLIKELY(c.pos >= c.end)) return push_slow<N, Wait>(c, bytes_of<N>(item));
+    std::memcpy(c.pos, item, N);
+    c.pos += N;
     return true;
   }
 
@@ -116,13 +120,13 @@ class conveyor_core : public record_codec {
   [[nodiscard]] bool push_var(int dest, const void* payload, std::uint32_t len) noexcept {
     MAILROOM_ASSERT(lanes_.empty() && item_bytes_ == 0);
     const std::size_t n = var_item_bytes(len);
-    fill& f = by_dest_[static_cast<std::size_t>(dest) & dest_mask_];
-    if (MAILROOM_UNLIKELY(f.used() + n > capacity_)) {
+    cursor& c = by_dest_[static_cast<std::size_t>(dest)];
+    if (MAILROOM_UNLIKELY(n > static_cast<std::size_t>(c.end - c.pos))) {
       if (routed_) return push_var_routed(dest, payload, len);
       if (!make_room(dest, n)) return false;
     }
-    write_var(f.buf + f.used(), payload, len, n);
-    f.add(static_cast<std::uint32_t>(n), 1);
+    write_var(c.pos, payload, len, n);
+    c.pos += n;
     return true;
   }
   /// Writes a variable-size item of n = var_item_bytes(len) bytes at out.
@@ -301,6 +305,8 @@ class conveyor_core : public record_codec {
   /// Pushes refused so far (counted on the slow path only: the fast path stays as it is).
   [[nodiscard]] std::uint64_t refused() const noexcept;
   [[nodiscard]] std::uint32_t signature() const noexcept { return signature_; }
+  /// The PEs a push may go to: the job's, or over a team its members (ranks 0 to n - 1).
+  [[nodiscard]] int destinations() const noexcept;
 
   /// Per lane (the lane to PE d with direct routing; routes().peer[l] with any), counted per
   /// buffer shipped (never per message): items, payload bytes and buffers.
@@ -378,17 +384,25 @@ class conveyor_core : public record_codec {
   bool make_room(int lane, std::size_t need) noexcept;
   [[nodiscard]] bool can_ship(int lane) const noexcept;
   void ship(int lane) noexcept;
-  // With node or mesh routing every push takes a routed path, out of line. A typed item or a
-  // record goes to it as a copy by value: its address would keep it in memory on the fast path.
-  // The usual sizes have a routed path each (conveyor_core.cpp); the others share one.
-  template <std::size_t N>
-  static constexpr bool k_routed_size =
-      N == 4 || N == 8 || N == 12 || N == 16 || N == 24 || N == 32;
-  template <std::size_t N>
-  [[gnu::noinline]] bool push_routed_sized(int dest, item_copy<N> c) noexcept;
-  template <std::size_t N>
-  [[gnu::noinline]] bool push_routed_copy(int dest, item_copy<N> c) noexcept {
-    return push_routed(dest, c.b);
+  // push's slow path: a lane without room or without a buffer, or any lane with node or mesh
+  // routing. The item by value (bytes_of) and the lane's cursor, whose place in the table is
+  // the destination: the send loop then keeps neither the item nor the destination for it.
+  template <std::size_t N, class Wait>
+  [[gnu::noinline]] bool push_slow(cursor& c, item_copy<N> item) noexcept {
+    const auto dest = static_cast<int>(&c - by_dest_);
+    if (routed_ ? push_routed(dest, item.b) : make_room(dest, N)) {
+      if (!routed_) {
+        std::memcpy(c.pos, item.b, N);
+        c.pos += N;
+      }
+      return true;
+    }
+    if constexpr (std::is_void_v<Wait>) {
+      return false;
+    } else {
+      Wait::retry(*this, dest, item);
+      return true;
+    }
   }
   bool push_routed(int dest, const void* item) noexcept;
   template <std::size_t N>
@@ -404,6 +418,12 @@ class conveyor_core : public record_codec {
   bool put_var(int lane_no, const std::uint32_t* prefix, const void* payload, std::uint32_t len,
                bool forwarded) noexcept;
   bool room_for(int lane_no, std::size_t need, bool forwarded) noexcept;
+  // The bytes a typed lane's buffer has left (0 without a buffer).
+  [[nodiscard]] std::size_t room_of(const cursor& c) const noexcept {
+    return c.pos == nullptr ? 0
+                            : static_cast<std::size_t>(c.end - c.pos) +
+                                  std::max<std::size_t>(item_bytes_, 1) - 1;
+  }
   template <class Items>
   bool forward_items(std::size_t q, Items items) noexcept;
   template <std::size_t N>
@@ -474,12 +494,14 @@ class conveyor_core : public record_codec {
   std::uint32_t id_;
   std::uint32_t capacity_;
   int me_;
-  std::vector<fill> fills_;       // per lane (typed conveyors; empty with delta records)
-  fill* by_dest_;                 // per destination: fills_ (direct), or &always_full_ (routed)
-  static fill always_full_;       // (never written)
-  lane* by_dest_lane_ = nullptr;  // lanes_ (direct), or &always_full_lane_ (routed)
-  static lane always_full_lane_;  // (never written)
-  std::size_t dest_mask_ = ~std::size_t{0};  // 0 with node or mesh routing
+  std::vector<cursor> cursors_;  // per lane (typed conveyors; empty with delta records)
+  // Per destination: cursors_ (direct), or a read-only table of zeros (routed, zero_cursors_).
+  cursor* by_dest_ = nullptr;
+  void* zero_cursors_ = nullptr;  // (its mapping, of zero_bytes_ bytes)
+  std::size_t zero_bytes_ = 0;
+  lane* by_dest_lane_ = nullptr;             // lanes_ (direct), or &always_full_lane_ (routed)
+  static lane always_full_lane_;             // (never written)
+  std::size_t dest_mask_ = ~std::size_t{0};  // (of lanes) 0 with node or mesh routing
   std::size_t (*record_bytes_)(std::uint32_t tag) = nullptr;
   std::vector<lane> lanes_;  // per lane (delta-record conveyors, direct: per PE; else empty)
   /// Per record size W, the most a buffer may hold before a push_delta of W words, which may
@@ -488,17 +510,14 @@ class conveyor_core : public record_codec {
   std::array<std::uint32_t, k_delta_words + 1> delta_limit_{};
   std::uint32_t signature_;
   std::unique_ptr<cold> s_;
-  [[nodiscard]] std::size_t dests() const noexcept { return fills_.size() + lanes_.size(); }
-  fill& fill_of(std::size_t dest) noexcept {
-    return lanes_.empty() ? fills_[dest] : lanes_[dest].f;
-  }
+  [[nodiscard]] std::size_t dests() const noexcept { return cursors_.size() + lanes_.size(); }
+  // A lane's buffer (null: none) and its bytes and items so far (conveyor_core.cpp).
+  [[nodiscard]] std::byte* buffer_of(std::size_t l) const noexcept;
+  [[nodiscard]] std::uint32_t bytes_of_lane(std::size_t l) const noexcept;
+  [[nodiscard]] std::uint32_t items_of(std::size_t l) const noexcept;
   // Whether lane l's buffer holds records: items, or an open push_bound run (it has one record
   // at least, counted only when it closes).
-  bool has_items(std::size_t l) noexcept {
-    const fill& f = fill_of(l);
-    return f.buf != nullptr &&
-           (f.items() > 0 || (!lanes_.empty() && lanes_[l].rs.bound_bytes != 0));
-  }
+  [[nodiscard]] bool has_items(std::size_t l) const noexcept;
   // Tokens of lanes' pools (docs/design.md, flow control; conveyor_core.cpp).
   bool take_from_pool(std::size_t l) noexcept;
   bool take_token(std::size_t l) noexcept;

@@ -224,11 +224,18 @@ class mailbox_impl<mailbox_spec<T, H>, Sel> final : public mailbox_base {
       }
       return;
     }
+    // Unrolled: a small handler (an increment, a store) is then two or three instructions a
+    // message, where the loop's own step, compare and branch would add three more to each.
+    // The selector by a local reference: the member would be reloaded after every store a send
+    // of the handler makes (one instruction per message).
     const pe source(from);
-    for (; p < end; p += sizeof(T)) {
+    Sel& self = *self_;
+    const auto n = static_cast<std::size_t>(end - p) / sizeof(T);
+#pragma GCC unroll 8
+    for (std::size_t k = 0; k < n; ++k) {
       T msg;
-      std::memcpy(&msg, p, sizeof(T));
-      call_handler(h, msg, source, *self_);
+      std::memcpy(&msg, p + k * sizeof(T), sizeof(T));
+      call_handler(h, msg, source, self);
     }
   }
 

@@ -87,6 +87,18 @@ struct record_codec {
     }
   };
 
+  /// A typed conveyor's lane as a send sees it: where the next item goes, and where the last
+  /// item that fits would start, plus 1, so that an item fits where pos < end: a push is one
+  /// compare, a copy and an addition. (Variable-size items, of no fixed size: `end` is the end
+  /// of the room, and a payload of n bytes fits where n <= end - pos.) Both null while the lane
+  /// has no buffer: nothing fits, so the first push takes the slow path, which gets a buffer.
+  /// Items are not counted per push: the buffer's bytes tell how many when it ships.
+  struct cursor {
+    std::byte* pos = nullptr;
+    std::byte* end = nullptr;
+  };
+  // A delta-record conveyor's lane's buffer: its start and its bytes and items, counted as
+  // records are written.
   struct fill {
     std::byte* buf = nullptr;
     /// The bytes used (low half) and the items (high half) in one word, so that a push counts

@@ -61,6 +61,14 @@ class mailbox_base {
   /// buffer (the conveyor's state, the staging's queue). Sharing one line with them cost a pool
   /// worker's send about 8 ns (1 PE x 2 workers, histogram).
   alignas(64) std::atomic<std::uint8_t> accepts;
+  /// The same for the send fast path, as one bound per value of sending_from (1, 2, 4 and 8):
+  /// the mailbox's PEs (the team's members over a team) where it accepts sends from there,
+  /// else 0. A send compares its destination with its context's bound, which checks both at
+  /// once. Pool workers' bounds stay 0 (their sends take the slow path, which stages them), so
+  /// they read entries that no thread writes; the others are written and read by worker 0.
+  std::int32_t send_limit[9] = {};
+  /// Sets accepts and send_limit (worker 0).
+  void set_accepts(std::uint8_t bits) noexcept;
   /// What pool workers sent to it and worker 0 has not yet pushed.
   staging staged;
   /// Its arrivals go to tasks, buffer by buffer (mailbox(handler, concurrent), several workers).

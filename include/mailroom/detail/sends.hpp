@@ -32,14 +32,20 @@ struct blocked_sends {
       return;
     }
     // (The cache missed too often of late: the message goes as to any mailbox.)
-    if (MAILROOM_UNLIKELY(!box.conveyor.template push<sizeof(T)>(dest, &msg)))
-      push_blocked(box.conveyor, dest, msg);
+    (void)box.conveyor.template push_or<sizeof(T), blocked_sends>(dest, &msg);
   }
   template <class T>
   [[gnu::noinline]] static void push_blocked(detail::conveyor_core& c, int dest, T msg) {
     const detail::credit_wait timer(c);
     do detail::scheduler::progress_blocked();
     while (!c.template push<sizeof(T)>(dest, &msg));
+  }
+  // conveyor_core::push_or's Wait for a typed send (the same loop, given the item's bytes).
+  template <std::size_t N>
+  static void retry(detail::conveyor_core& c, int dest, detail::conveyor_core::item_copy<N> item) {
+    const detail::credit_wait timer(c);
+    do detail::scheduler::progress_blocked();
+    while (!c.template push<N>(dest, item.b));
   }
   // A small record's words are passed on as scalars: one that the compiler keeps in registers
   // is then not built in memory (or in vector registers) on the fast path for this call, as it
