@@ -16,6 +16,7 @@
 #include <bit>
 #include <cstdio>
 #include <deque>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -129,10 +130,8 @@ struct conveyor_core::cold {
   std::vector<lane_limit> limits_;
   std::vector<std::uint32_t> pool_out_;
   // A typed conveyor's lanes (cursors_ holds where each writes): the buffer each fills (null:
-  // none), and on a routed lane the items written, counted as they are put (their prefixes
-  // differ in size; a direct lane's items are its bytes over the item's size).
+  // none).
   std::vector<std::byte*> bufs_;
-  std::vector<std::uint32_t> put_items_;
   std::deque<arrival> arrivals_;
   std::int64_t sent_items_ = 0, received_items_ = 0, processed_items_ = 0, forwarded_items_ = 0;
   std::uint64_t refused_ = 0;
@@ -231,7 +230,6 @@ template <std::size_t Words, class Write>
   if constexpr (Words > 0) std::memcpy(out, prefix, 4 * Words);
   write(out + 4 * Words);
   c.pos += need;
-  ++s_->put_items_[l];
   if (forwarded) {
     ++s_->forwarded_in_[l];
     ++s_->forwarded_items_;
@@ -241,8 +239,8 @@ template <std::size_t Words, class Write>
 
 // put_item of a typed item of N bytes (0: item_bytes_, copied by size at run time).
 template <std::size_t N, std::size_t Words>
-bool conveyor_core::put_n(int lane_no, const std::uint32_t* prefix, const void* item,
-                          bool forwarded) noexcept {
+[[gnu::always_inline]] inline bool conveyor_core::put_n(int lane_no, const std::uint32_t* prefix,
+                                                        const void* item, bool forwarded) noexcept {
   const std::size_t n = N > 0 ? N : item_bytes_;
   return put_item<Words>(lane_no, prefix, n, forwarded,
                          [&](std::byte* out) { std::memcpy(out, item, N > 0 ? N : n); });
@@ -265,6 +263,20 @@ bool conveyor_core::push_routed_n(int dest, const void* item) noexcept {
                                    : network_prefix(h, static_cast<std::uint32_t>(rt_.my_local));
   return put_n<N, 1>(lane_no, &prefix, item, false);
 }
+
+template <std::size_t N>
+bool conveyor_core::push_routed_sized(int dest, item_copy<N> c, retry_fn<N> retry) noexcept {
+  if (push_routed_n<N>(dest, c.b)) return true;
+  if (retry == nullptr) return false;
+  retry(*this, dest, c);
+  return true;
+}
+template bool conveyor_core::push_routed_sized<4>(int, item_copy<4>, retry_fn<4>) noexcept;
+template bool conveyor_core::push_routed_sized<8>(int, item_copy<8>, retry_fn<8>) noexcept;
+template bool conveyor_core::push_routed_sized<12>(int, item_copy<12>, retry_fn<12>) noexcept;
+template bool conveyor_core::push_routed_sized<16>(int, item_copy<16>, retry_fn<16>) noexcept;
+template bool conveyor_core::push_routed_sized<24>(int, item_copy<24>, retry_fn<24>) noexcept;
+template bool conveyor_core::push_routed_sized<32>(int, item_copy<32>, retry_fn<32>) noexcept;
 
 bool conveyor_core::push_routed(int dest, const void* item) noexcept {
   // Copies of fixed size for the sizes messages usually have (as forward_queue).
@@ -435,7 +447,6 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
   // An absent buffer looks full, so the first push for a destination takes the slow path.
   for (auto& ln : lanes_) ln.f.reset(capacity_);
   s_->bufs_.assign(cursors_.size(), nullptr);
-  s_->put_items_.assign(routed_ ? cursors_.size() : 0, 0);
   by_dest_ = cursors_.data();
   by_dest_lane_ = lanes_.data();
   if (routed_) {
@@ -511,15 +522,18 @@ std::uint32_t conveyor_core::items_of(std::size_t l) const noexcept {
   if (!lanes_.empty()) return lanes_[l].f.items();
   const std::byte* buf = s_->bufs_[l];
   if (buf == nullptr) return 0;
-  if (routed_) return s_->put_items_[l];
+  // Every item on a lane has the same prefix: none on a final lane, the origin on a delivery
+  // lane, [dest][origin] on grid routing's forwarding lanes, one word on node routing's.
+  const std::uint32_t cls = rt_.cls[l];
+  const std::size_t prefix = cls == k_final ? 0 : cls == k_delivery || !rt_.gridded ? 4 : 8;
   const auto bytes = static_cast<std::size_t>(cursors_[l].pos - buf) - k_header_bytes;
-  if (item_bytes_ > 0) return static_cast<std::uint32_t>(bytes / item_bytes_);
+  if (item_bytes_ > 0) return static_cast<std::uint32_t>(bytes / (prefix + item_bytes_));
   // Variable-size items: counted by their length words, once per buffer (not per push).
   std::uint32_t n = 0;
   for (std::size_t at = 0; at < bytes; ++n) {
     std::uint32_t len;
-    std::memcpy(&len, buf + k_header_bytes + at, 4);
-    at += var_item_bytes(len);
+    std::memcpy(&len, buf + k_header_bytes + at + prefix, 4);
+    at += prefix + var_item_bytes(len);
   }
   return n;
 }
@@ -562,7 +576,6 @@ bool conveyor_core::make_room(int lane_no, std::size_t need) noexcept {
       s_->bufs_[l] = buf;
       cursors_[l] = {buf + k_header_bytes,
                      buf + (capacity_ - lim.offset) - std::max<std::size_t>(item_bytes_, 1) + 1};
-      if (routed_) s_->put_items_[l] = 0;
     } else {  // runs restart
       lanes_[l].f.buf = buf - lim.offset;
       lanes_[l].f.reset(lim.offset + static_cast<std::uint32_t>(k_header_bytes));
@@ -792,11 +805,12 @@ bool conveyor_core::put_var(int lane_no, const std::uint32_t* prefix, const void
 
 // The delivery lane and origin PE of a typed item from the network with prefix `w`, from node
 // `far` (checked).
-std::pair<int, std::uint32_t> conveyor_core::delivery_of(int source, std::uint32_t w,
-                                                         int far) const noexcept {
+inline std::pair<int, std::uint32_t> conveyor_core::delivery_of(int source, std::uint32_t w,
+                                                                int far,
+                                                                int far_size) const noexcept {
   const std::uint32_t dest_local = w & 0xffffu, origin_local = w >> 16;
   if (MAILROOM_UNLIKELY(dest_local >= rt_.node_members.size() ||
-                        origin_local >= static_cast<std::uint32_t>(rt_.layout.size(far))))
+                        origin_local >= static_cast<std::uint32_t>(far_size)))
     bad_forward(source, w);
   return {rt_.delivery_base + static_cast<int>(dest_local),
           static_cast<std::uint32_t>(rt_.layout.pe(far, static_cast<int>(origin_local)))};
@@ -857,6 +871,70 @@ bool conveyor_core::forward_items(std::size_t q, Items items) noexcept {
     // Per buffer: the sender's index on this node (transit), or its node (network).
     const std::uint32_t from = !mesh && q == 0 ? transit_origin(t.source) : 0;
     const int far = !mesh && q == 1 ? far_node_of(t.source) : 0;
+    if constexpr (!std::is_same_v<Items, var_items>) {
+      if (!mesh && !fold) {
+        // Node routing's typed items, the usual case, in one loop: each item's lane and prefix,
+        // then its copy, with the lanes' tables in locals (members would be reloaded after every
+        // copy, which may alias them) and the items counted once per buffer.
+        const std::size_t n = items.bytes(nullptr);
+        const std::size_t need = 4 + n;
+        cursor* const lanes = cursors_.data();
+        std::uint32_t* const in = s_->forwarded_in_.data();
+        // What the lane of an item depends on, in locals too (the routes' members).
+        const auto pes = static_cast<std::uint32_t>(rt_.pes);
+        const node_layout::locator where = rt_.layout.locate();
+        const std::uint32_t* const node_hop = rt_.node_hop.data();
+        const std::uint8_t* const lane_cls = rt_.cls.data();
+        const auto members = static_cast<std::uint32_t>(rt_.node_members.size());
+        const int delivery = rt_.delivery_base;
+        const auto far_size = static_cast<std::uint32_t>(q == 1 ? rt_.layout.size(far) : 0);
+        const node_layout::members_view origins =
+            q == 1 ? rt_.layout.members_of(far) : node_layout::members_view{};
+        std::int64_t moved = 0;
+        bool stopped = false;
+        for (; p < end; p += need) {
+          std::uint32_t w;
+          std::memcpy(&w, p, 4);
+          int lane_no;
+          std::uint32_t prefix;
+          if (q == 0) {  // transit: on to the network lane of the destination's node (checked)
+            if (MAILROOM_UNLIKELY(w >= pes)) bad_forward(t.source, w);
+            const node_layout::place at_dest = where.where(static_cast<int>(w));
+            const std::uint32_t h = node_hop[static_cast<std::size_t>(at_dest.node)];
+            lane_no = routes::lane_of_hop(h);
+            if (MAILROOM_UNLIKELY((h & routes::k_prefixed) == 0 ||
+                                  lane_cls[static_cast<std::size_t>(lane_no)] != k_network))
+              bad_forward(t.source, w);
+            prefix = static_cast<std::uint32_t>(at_dest.local) | from << 16;
+          } else {  // from the network: to the destination's delivery lane, with its origin
+            const std::uint32_t dest_local = w & 0xffffu, origin_local = w >> 16;
+            if (MAILROOM_UNLIKELY(dest_local >= members || origin_local >= far_size))
+              bad_forward(t.source, w);
+            lane_no = delivery + static_cast<int>(dest_local);
+            prefix = static_cast<std::uint32_t>(origins.pe(static_cast<int>(origin_local)));
+          }
+          cursor& c = lanes[lane_no];
+          if (MAILROOM_UNLIKELY(need > static_cast<std::size_t>(c.end - c.pos) + n - 1) &&
+              !room_for(lane_no, need, true)) {
+            stopped = true;
+            break;
+          }
+          std::byte* const out = c.pos;
+          std::memcpy(out, &prefix, 4);
+          std::memcpy(out + 4, p + 4, n);
+          c.pos = out + need;
+          ++in[lane_no];
+          ++moved;
+        }
+        at = static_cast<std::uint32_t>(p - (t.buf + k_header_bytes));
+        s_->forwarded_items_ += moved;
+        any = any || moved > 0;
+        if (stopped) return any;
+        forwarded_front(q);
+        any = true;
+        continue;
+      }
+    }
     while (p < end) {
       const std::byte* item = p + prefix_bytes;
       const std::size_t stride = prefix_bytes + items.bytes(item);
@@ -878,7 +956,7 @@ bool conveyor_core::forward_items(std::size_t q, Items items) noexcept {
           put_it = fold ? hop_fold(routes::lane_of_hop(h), 1, &prefix, item, w, cls)
                         : items.template put<1>(*this, routes::lane_of_hop(h), &prefix, item);
         } else {
-          const auto [lane_no, origin] = delivery_of(t.source, w, far);
+          const auto [lane_no, origin] = delivery_of(t.source, w, far, rt_.layout.size(far));
           put_it =
               fold ? hop_fold(
                          lane_no, 1, &origin, item,
@@ -984,7 +1062,7 @@ int conveyor_core::grid_next(std::uint32_t cls, int source, std::uint32_t dest,
 
 // The hop of a typed item that came from `source` over a transit lane for `dest`: a network
 // lane (checked).
-std::uint32_t conveyor_core::transit_hop(int source, std::uint32_t dest) const noexcept {
+inline std::uint32_t conveyor_core::transit_hop(int source, std::uint32_t dest) const noexcept {
   if (MAILROOM_UNLIKELY(dest >= static_cast<std::uint32_t>(rt_.pes))) bad_forward(source, dest);
   const std::uint32_t h = rt_.hop(static_cast<int>(dest));
   if (MAILROOM_UNLIKELY((h & routes::k_prefixed) == 0 ||

@@ -134,29 +134,6 @@ node_layout node_layout::of(const std::vector<int>& node_of, const std::vector<i
   return t;
 }
 
-int node_layout::size(int n) const noexcept {
-  switch (form_) {
-    case form::blocked:
-      return std::min(widest_, pes_ - n * widest_);
-    case form::cyclic:
-      return pes_ / nodes_ + (n < pes_ % nodes_ ? 1 : 0);
-    default:
-      return first_[static_cast<std::size_t>(n) + 1] - first_[static_cast<std::size_t>(n)];
-  }
-}
-
-int node_layout::pe(int n, int i) const noexcept {
-  switch (form_) {
-    case form::blocked:
-      return n * widest_ + i;
-    case form::cyclic:
-      return i * nodes_ + n;
-    default:
-      return members_[static_cast<std::size_t>(first_[static_cast<std::size_t>(n)]) +
-                      static_cast<std::size_t>(i)];
-  }
-}
-
 std::vector<int> node_layout::members(int n) const {
   std::vector<int> m(static_cast<std::size_t>(size(n)));
   for (int i = 0; i < size(n); ++i) m[static_cast<std::size_t>(i)] = pe(n, i);

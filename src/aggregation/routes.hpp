@@ -10,6 +10,7 @@
 
 #include "mailroom/config.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -87,26 +88,49 @@ class node_layout {
     int node, local;
   };
   /// PE p's node and its index there.
-  [[nodiscard]] place where(int p) const noexcept {
-    const auto u = static_cast<std::uint32_t>(p);
+  [[nodiscard]] place where(int p) const noexcept;
+  [[nodiscard]] int node(int p) const noexcept { return where(p).node; }
+  /// PEs on node n (inline, as pe: forwarding asks per item).
+  [[nodiscard]] int size(int n) const noexcept {
     switch (form_) {
-      case form::blocked: {
-        const std::uint32_t n = div_(u);
-        return {static_cast<int>(n), static_cast<int>(u - n * div_.d)};
-      }
-      case form::cyclic: {
-        const std::uint32_t i = div_(u);
-        return {static_cast<int>(u - i * div_.d), static_cast<int>(i)};
-      }
+      case form::blocked:
+        return std::min(widest_, pes_ - n * widest_);
+      case form::cyclic:
+        return pes_ / nodes_ + (n < pes_ % nodes_ ? 1 : 0);
       default:
-        return {node_of_[static_cast<std::size_t>(p)], local_of_[static_cast<std::size_t>(p)]};
+        return first_[static_cast<std::size_t>(n) + 1] - first_[static_cast<std::size_t>(n)];
     }
   }
-  [[nodiscard]] int node(int p) const noexcept { return where(p).node; }
-  /// PEs on node n.
-  [[nodiscard]] int size(int n) const noexcept;
+  /// Node n's PEs by index, as a value a loop keeps in locals: base + i * step, or list[i].
+  struct members_view {
+    int base = 0, step = 1;
+    const int* list = nullptr;
+    [[nodiscard]] int pe(int i) const noexcept {
+      return list != nullptr ? list[i] : base + i * step;
+    }
+  };
+  [[nodiscard]] members_view members_of(int n) const noexcept {
+    switch (form_) {
+      case form::blocked:
+        return {n * widest_, 1, nullptr};
+      case form::cyclic:
+        return {n, nodes_, nullptr};
+      default:
+        return {0, 1, members_.data() + first_[static_cast<std::size_t>(n)]};
+    }
+  }
   /// The PE of node n at index i.
-  [[nodiscard]] int pe(int n, int i) const noexcept;
+  [[nodiscard]] int pe(int n, int i) const noexcept {
+    switch (form_) {
+      case form::blocked:
+        return n * widest_ + i;
+      case form::cyclic:
+        return i * nodes_ + n;
+      default:
+        return members_[static_cast<std::size_t>(first_[static_cast<std::size_t>(n)]) +
+                        static_cast<std::size_t>(i)];
+    }
+  }
   /// The PEs of node n, by index.
   [[nodiscard]] std::vector<int> members(int n) const;
   /// Bytes of its tables (0 for a formula).
@@ -124,6 +148,39 @@ class node_layout {
       return static_cast<std::uint32_t>((n * m) >> shift);
     }
   };
+  /// where() as a small value a loop keeps in locals (forwarding asks it per item, and would
+  /// reload the layout's members after every copy, which may alias them).
+  struct locator {
+    form f = form::blocked;
+    divider div;
+    const int* node_of = nullptr;
+    const int* local_of = nullptr;
+    [[nodiscard]] place where(int p) const noexcept {
+      return where_by(f, div, node_of, local_of, p);
+    }
+  };
+  // where()'s one body, over the layout's tables or a locator's pointers to them (both read
+  // only on the branch that needs them).
+  template <class Table>
+  [[nodiscard]] static place where_by(form f, const divider& div, const Table& node_of,
+                                      const Table& local_of, int p) noexcept {
+    const auto u = static_cast<std::uint32_t>(p);
+    switch (f) {
+      case form::blocked: {
+        const std::uint32_t n = div(u);
+        return {static_cast<int>(n), static_cast<int>(u - n * div.d)};
+      }
+      case form::cyclic: {
+        const std::uint32_t i = div(u);
+        return {static_cast<int>(u - i * div.d), static_cast<int>(i)};
+      }
+      default:
+        return {node_of[static_cast<std::size_t>(p)], local_of[static_cast<std::size_t>(p)]};
+    }
+  }
+  [[nodiscard]] locator locate() const noexcept {
+    return {form_, div_, node_of_.data(), local_of_.data()};
+  }
 
  private:
   form form_ = form::blocked;
@@ -139,6 +196,10 @@ class node_layout {
 /// but perhaps the last. mesh: a 2-D grid C = ceil(sqrt(nodes)) wide; mesh3d: c x c x
 /// ceil(nodes / c^2) with c = ceil(cbrt(nodes)); hypercube: ceil(log2(nodes)) dimensions of 2.
 /// Dimensions of radix 1 are left out.
+inline node_layout::place node_layout::where(int p) const noexcept {
+  return where_by(form_, div_, node_of_, local_of_, p);
+}
+
 struct node_grid {
   int nodes = 1;
   std::vector<int> radix, span;  ///< per dimension, the lowest first

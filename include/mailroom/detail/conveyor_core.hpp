@@ -390,19 +390,52 @@ class conveyor_core : public record_codec {
   template <std::size_t N, class Wait>
   [[gnu::noinline]] bool push_slow(cursor& c, item_copy<N> item) noexcept {
     const auto dest = static_cast<int>(&c - by_dest_);
-    if (routed_ ? push_routed(dest, item.b) : make_room(dest, N)) {
-      if (!routed_) {
-        std::memcpy(c.pos, item.b, N);
-        c.pos += N;
+    // Routed: on to the routed path with what to do if it refuses (a tail call, no frame here).
+    if (routed_) {
+      if constexpr (k_routed_size<N>)
+        return push_routed_sized<N>(dest, item, retry_of<N, Wait>());
+      else
+        return push_routed_copy<N>(dest, item, retry_of<N, Wait>());
+    }
+    return push_direct_slow<N, Wait>(c, dest, item);  // (a tail call too)
+  }
+  template <std::size_t N, class Wait>
+  [[gnu::noinline]] bool push_direct_slow(cursor& c, int dest, item_copy<N> item) noexcept {
+    if (!make_room(dest, N)) {
+      if constexpr (std::is_void_v<Wait>) {
+        return false;
+      } else {
+        Wait::retry(*this, dest, item);
+        return true;
       }
-      return true;
     }
-    if constexpr (std::is_void_v<Wait>) {
-      return false;
-    } else {
-      Wait::retry(*this, dest, item);
-      return true;
-    }
+    std::memcpy(c.pos, item.b, N);
+    c.pos += N;
+    return true;
+  }
+  // What a refused routed push calls: Wait's retry, or nothing (the push returns false).
+  template <std::size_t N>
+  using retry_fn = void (*)(conveyor_core&, int, item_copy<N>);
+  template <std::size_t N, class Wait>
+  static constexpr retry_fn<N> retry_of() noexcept {
+    if constexpr (std::is_void_v<Wait>)
+      return nullptr;
+    else
+      return &Wait::template retry<N>;
+  }
+  // The routed path of a typed push: one per usual size (conveyor_core.cpp), a shared one for
+  // the others.
+  template <std::size_t N>
+  static constexpr bool k_routed_size =
+      N == 4 || N == 8 || N == 12 || N == 16 || N == 24 || N == 32;
+  template <std::size_t N>
+  [[gnu::noinline]] bool push_routed_sized(int dest, item_copy<N> c, retry_fn<N> retry) noexcept;
+  template <std::size_t N>
+  [[gnu::noinline]] bool push_routed_copy(int dest, item_copy<N> c, retry_fn<N> retry) noexcept {
+    if (push_routed(dest, c.b)) return true;
+    if (retry == nullptr) return false;
+    retry(*this, dest, c);
+    return true;
   }
   bool push_routed(int dest, const void* item) noexcept;
   template <std::size_t N>
@@ -418,11 +451,10 @@ class conveyor_core : public record_codec {
   bool put_var(int lane_no, const std::uint32_t* prefix, const void* payload, std::uint32_t len,
                bool forwarded) noexcept;
   bool room_for(int lane_no, std::size_t need, bool forwarded) noexcept;
-  // The bytes a typed lane's buffer has left (0 without a buffer).
+  // The bytes a typed lane's buffer has left (without a buffer, less than any item needs: both
+  // null, so max(item, 1) - 1).
   [[nodiscard]] std::size_t room_of(const cursor& c) const noexcept {
-    return c.pos == nullptr ? 0
-                            : static_cast<std::size_t>(c.end - c.pos) +
-                                  std::max<std::size_t>(item_bytes_, 1) - 1;
+    return static_cast<std::size_t>(c.end - c.pos) + std::max<std::size_t>(item_bytes_, 1) - 1;
   }
   template <class Items>
   bool forward_items(std::size_t q, Items items) noexcept;
@@ -434,8 +466,8 @@ class conveyor_core : public record_codec {
   [[nodiscard]] std::uint32_t transit_hop(int source, std::uint32_t dest) const noexcept;
   [[nodiscard]] std::uint32_t transit_origin(int source) const noexcept;
   [[nodiscard]] int far_node_of(int source) const noexcept;
-  [[nodiscard]] std::pair<int, std::uint32_t> delivery_of(int source, std::uint32_t w,
-                                                          int far) const noexcept;
+  [[nodiscard]] std::pair<int, std::uint32_t> delivery_of(int source, std::uint32_t w, int far,
+                                                          int far_size) const noexcept;
   [[nodiscard]] int next_lane(std::size_t q, int source, std::uint32_t dest,
                               std::uint32_t origin) const noexcept;
   [[nodiscard]] int grid_next(std::uint32_t cls, int source, std::uint32_t dest,

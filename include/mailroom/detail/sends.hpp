@@ -42,7 +42,8 @@ struct blocked_sends {
   }
   // conveyor_core::push_or's Wait for a typed send (the same loop, given the item's bytes).
   template <std::size_t N>
-  static void retry(detail::conveyor_core& c, int dest, detail::conveyor_core::item_copy<N> item) {
+  [[gnu::noinline]] static void retry(detail::conveyor_core& c, int dest,
+                                      detail::conveyor_core::item_copy<N> item) {
     const detail::credit_wait timer(c);
     do detail::scheduler::progress_blocked();
     while (!c.template push<N>(dest, item.b));
