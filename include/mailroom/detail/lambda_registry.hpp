@@ -162,7 +162,17 @@ template <class L, class Sel, std::size_t V>
   constexpr std::size_t W = lambda_words<L>;
   L closure = *std::launder(reinterpret_cast<const L*>(storage));
   auto* bytes = reinterpret_cast<unsigned char*>(&closure);
-  for (std::uint32_t r = 0; r < count; ++r) {
+  // Small closures (one increment, one store) unrolled, as typed handlers are: the loop's step,
+  // compare and branch would otherwise be half of each record's instructions. (Larger ones are
+  // not: a loop per set of varying words, 8 times over, would be a lot of code.)
+#pragma GCC unroll 8
+  for (std::uint32_t r = 0; r < (W <= 2 ? count : 0); ++r) {
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ((((V >> K) & 1u) != 0 ? (std::memcpy(bytes + 8 * K, p, word_bytes<L, K>), p += 8) : p), ...);
+    }(std::make_index_sequence<W>{});
+    call_closure<Sel>(std::as_const(closure), from, self);
+  }
+  for (std::uint32_t r = 0; r < (W <= 2 ? 0 : count); ++r) {
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ((((V >> K) & 1u) != 0 ? (std::memcpy(bytes + 8 * K, p, word_bytes<L, K>), p += 8) : p), ...);
     }(std::make_index_sequence<W>{});
