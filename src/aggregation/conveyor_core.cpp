@@ -373,10 +373,10 @@ conveyor_core::lane conveyor_core::always_full_lane_ = [] {
 }();
 
 std::size_t conveyor_core::table_bytes(const routes& r, bool delta_records) noexcept {
-  // Per lane: its fill (or delta lane), items, bytes and buffers shipped, credits in use,
-  // forwarded items and limits; per link in: whether it has ended (end of stream).
+  // Per lane: its cursor and buffer (or delta lane), items, bytes and buffers shipped, credits in
+  // use, forwarded items and limits; per link in: whether it has ended (end of stream).
   const std::size_t per_lane =
-      (delta_records ? sizeof(lane) : sizeof(cursor) + sizeof(std::byte*) + sizeof(std::uint32_t)) +
+      (delta_records ? sizeof(lane) : sizeof(cursor) + sizeof(std::byte*)) +
       3 * sizeof(std::int64_t) + 3 * sizeof(std::uint32_t) + sizeof(cold::lane_limit);
   std::size_t links_in = 0;
   for (const auto& peers : r.in_peers) links_in += peers.size();
