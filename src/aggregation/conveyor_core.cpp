@@ -266,10 +266,7 @@ bool conveyor_core::push_routed_n(int dest, const void* item) noexcept {
 
 template <std::size_t N>
 bool conveyor_core::push_routed_sized(int dest, item_copy<N> c, retry_fn<N> retry) noexcept {
-  if (push_routed_n<N>(dest, c.b)) return true;
-  if (retry == nullptr) return false;
-  retry(*this, dest, c);
-  return true;
+  return push_routed_n<N>(dest, c.b) || retry_or_refuse(dest, c, retry);
 }
 template bool conveyor_core::push_routed_sized<4>(int, item_copy<4>, retry_fn<4>) noexcept;
 template bool conveyor_core::push_routed_sized<8>(int, item_copy<8>, retry_fn<8>) noexcept;
@@ -803,18 +800,55 @@ bool conveyor_core::put_var(int lane_no, const std::uint32_t* prefix, const void
                          [&](std::byte* out) { write_var(out, payload, len, n); });
 }
 
-// The delivery lane and origin PE of a typed item from the network with prefix `w`, from node
-// `far` (checked).
-inline std::pair<int, std::uint32_t> conveyor_core::delivery_of(int source, std::uint32_t w,
-                                                                int far,
-                                                                int far_size) const noexcept {
-  const std::uint32_t dest_local = w & 0xffffu, origin_local = w >> 16;
-  if (MAILROOM_UNLIKELY(dest_local >= rt_.node_members.size() ||
-                        origin_local >= static_cast<std::uint32_t>(far_size)))
-    bad_forward(source, w);
-  return {rt_.delivery_base + static_cast<int>(dest_local),
-          static_cast<std::uint32_t>(rt_.layout.pe(far, static_cast<int>(origin_local)))};
-}
+// Node routing's next hop for a forwarded item from `source`: the routes' tables read once (per
+// buffer) into this value, which a loop keeps in registers where members would be reloaded after
+// every copy (a copy may alias them). `from`: the sender's index on this node (transit); `far`:
+// the sender's node (from the network; -1 if unused).
+struct conveyor_core::node_step {
+  const conveyor_core& c;
+  int source;
+  std::uint32_t from;
+  std::uint32_t pes;
+  node_layout::locator where;
+  const std::uint32_t* node_hop;
+  const std::uint8_t* cls;
+  std::uint32_t members;
+  int delivery;
+  std::uint32_t far_size;
+  node_layout::members_view origins;
+  node_step(const conveyor_core& conv, int src, std::uint32_t from_local, int far) noexcept
+      : c(conv),
+        source(src),
+        from(from_local),
+        pes(static_cast<std::uint32_t>(conv.rt_.pes)),
+        where(conv.rt_.layout.locate()),
+        node_hop(conv.rt_.node_hop.data()),
+        cls(conv.rt_.cls.data()),
+        members(static_cast<std::uint32_t>(conv.rt_.node_members.size())),
+        delivery(conv.rt_.delivery_base),
+        far_size(far < 0 ? 0 : static_cast<std::uint32_t>(conv.rt_.layout.size(far))),
+        origins(far < 0 ? node_layout::members_view{} : conv.rt_.layout.members_of(far)) {}
+  // A transit item for PE `dest`: the network lane of its node and the prefix there, the two
+  // indices (checked: the job stops on an item that leads nowhere from here).
+  [[nodiscard]] std::pair<int, std::uint32_t> transit(std::uint32_t dest) const noexcept {
+    if (MAILROOM_UNLIKELY(dest >= pes)) c.bad_forward(source, dest);
+    const node_layout::place at = where.where(static_cast<int>(dest));
+    const std::uint32_t h = node_hop[static_cast<std::size_t>(at.node)];
+    const int lane = routes::lane_of_hop(h);
+    if (MAILROOM_UNLIKELY((h & routes::k_prefixed) == 0 ||
+                          cls[static_cast<std::size_t>(lane)] != k_network))
+      c.bad_forward(source, dest);
+    return {lane, static_cast<std::uint32_t>(at.local) | from << 16};
+  }
+  // An item from the network with prefix `w`: its delivery lane and its origin PE (checked).
+  [[nodiscard]] std::pair<int, std::uint32_t> network(std::uint32_t w) const noexcept {
+    const std::uint32_t dest_local = w & 0xffffu, origin_local = w >> 16;
+    if (MAILROOM_UNLIKELY(dest_local >= members || origin_local >= far_size))
+      c.bad_forward(source, w);
+    return {delivery + static_cast<int>(dest_local),
+            static_cast<std::uint32_t>(origins.pe(static_cast<int>(origin_local)))};
+  }
+};
 
 // Typed items of N bytes (0: item_bytes_, copied by size at run time).
 template <std::size_t N>
@@ -870,7 +904,7 @@ bool conveyor_core::forward_items(std::size_t q, Items items) noexcept {
     const std::byte* end = t.buf + reinterpret_cast<const buffer_header*>(t.buf)->bytes;
     // Per buffer: the sender's index on this node (transit), or its node (network).
     const std::uint32_t from = !mesh && q == 0 ? transit_origin(t.source) : 0;
-    const int far = !mesh && q == 1 ? far_node_of(t.source) : 0;
+    const int far = !mesh && q == 1 ? far_node_of(t.source) : -1;
     if constexpr (!std::is_same_v<Items, var_items>) {
       if (!mesh && !fold) {
         // Node routing's typed items, the usual case, in one loop: each item's lane and prefix,
@@ -880,42 +914,15 @@ bool conveyor_core::forward_items(std::size_t q, Items items) noexcept {
         const std::size_t need = 4 + n;
         cursor* const lanes = cursors_.data();
         std::uint32_t* const in = s_->forwarded_in_.data();
-        // What the lane of an item depends on, in locals too (the routes' members).
-        const auto pes = static_cast<std::uint32_t>(rt_.pes);
-        const node_layout::locator where = rt_.layout.locate();
-        const std::uint32_t* const node_hop = rt_.node_hop.data();
-        const std::uint8_t* const lane_cls = rt_.cls.data();
-        const auto members = static_cast<std::uint32_t>(rt_.node_members.size());
-        const int delivery = rt_.delivery_base;
-        const auto far_size = static_cast<std::uint32_t>(q == 1 ? rt_.layout.size(far) : 0);
-        const node_layout::members_view origins =
-            q == 1 ? rt_.layout.members_of(far) : node_layout::members_view{};
+        const node_step step(*this, t.source, from, far);
         std::int64_t moved = 0;
         bool stopped = false;
         for (; p < end; p += need) {
           std::uint32_t w;
           std::memcpy(&w, p, 4);
-          int lane_no;
-          std::uint32_t prefix;
-          if (q == 0) {  // transit: on to the network lane of the destination's node (checked)
-            if (MAILROOM_UNLIKELY(w >= pes)) bad_forward(t.source, w);
-            const node_layout::place at_dest = where.where(static_cast<int>(w));
-            const std::uint32_t h = node_hop[static_cast<std::size_t>(at_dest.node)];
-            lane_no = routes::lane_of_hop(h);
-            if (MAILROOM_UNLIKELY((h & routes::k_prefixed) == 0 ||
-                                  lane_cls[static_cast<std::size_t>(lane_no)] != k_network))
-              bad_forward(t.source, w);
-            prefix = static_cast<std::uint32_t>(at_dest.local) | from << 16;
-          } else {  // from the network: to the destination's delivery lane, with its origin
-            const std::uint32_t dest_local = w & 0xffffu, origin_local = w >> 16;
-            if (MAILROOM_UNLIKELY(dest_local >= members || origin_local >= far_size))
-              bad_forward(t.source, w);
-            lane_no = delivery + static_cast<int>(dest_local);
-            prefix = static_cast<std::uint32_t>(origins.pe(static_cast<int>(origin_local)));
-          }
+          const auto [lane_no, prefix] = q == 0 ? step.transit(w) : step.network(w);
           cursor& c = lanes[lane_no];
-          if (MAILROOM_UNLIKELY(need > static_cast<std::size_t>(c.end - c.pos) + n - 1) &&
-              !room_for(lane_no, need, true)) {
+          if (MAILROOM_UNLIKELY(need > room_of(c)) && !room_for(lane_no, need, true)) {
             stopped = true;
             break;
           }
@@ -935,6 +942,7 @@ bool conveyor_core::forward_items(std::size_t q, Items items) noexcept {
         continue;
       }
     }
+    const node_step step(*this, t.source, from, far);
     while (p < end) {
       const std::byte* item = p + prefix_bytes;
       const std::size_t stride = prefix_bytes + items.bytes(item);
@@ -951,12 +959,11 @@ bool conveyor_core::forward_items(std::size_t q, Items items) noexcept {
         std::uint32_t w;
         std::memcpy(&w, p, 4);
         if (q == 0) {
-          const std::uint32_t h = transit_hop(t.source, w);
-          const std::uint32_t prefix = network_prefix(h, from);
-          put_it = fold ? hop_fold(routes::lane_of_hop(h), 1, &prefix, item, w, cls)
-                        : items.template put<1>(*this, routes::lane_of_hop(h), &prefix, item);
+          const auto [lane_no, prefix] = step.transit(w);
+          put_it = fold ? hop_fold(lane_no, 1, &prefix, item, w, cls)
+                        : items.template put<1>(*this, lane_no, &prefix, item);
         } else {
-          const auto [lane_no, origin] = delivery_of(t.source, w, far, rt_.layout.size(far));
+          const auto [lane_no, origin] = step.network(w);
           put_it =
               fold ? hop_fold(
                          lane_no, 1, &origin, item,
@@ -1035,7 +1042,7 @@ int conveyor_core::next_lane(std::size_t q, int source, std::uint32_t dest,
   if (rt_.gridded) return grid_next(cold::queue_class(q), source, dest, origin);
   // From a transit lane to the network lane for the destination's node, as it came; from the
   // network to the destination, with its origin only.
-  if (q == 0) return routes::lane_of_hop(transit_hop(source, dest));
+  if (q == 0) return node_step(*this, source, 0, -1).transit(dest).first;
   const int lane_no = rt_.lane(k_delivery, static_cast<int>(dest));
   if (MAILROOM_UNLIKELY(lane_no < 0)) bad_forward(source, dest);
   return lane_no;
@@ -1058,17 +1065,6 @@ int conveyor_core::grid_next(std::uint32_t cls, int source, std::uint32_t dest,
   if (MAILROOM_UNLIKELY(rt_.cls[static_cast<std::size_t>(lane_no)] <= cls))
     bad_forward(source, dest);
   return lane_no;
-}
-
-// The hop of a typed item that came from `source` over a transit lane for `dest`: a network
-// lane (checked).
-inline std::uint32_t conveyor_core::transit_hop(int source, std::uint32_t dest) const noexcept {
-  if (MAILROOM_UNLIKELY(dest >= static_cast<std::uint32_t>(rt_.pes))) bad_forward(source, dest);
-  const std::uint32_t h = rt_.hop(static_cast<int>(dest));
-  if (MAILROOM_UNLIKELY((h & routes::k_prefixed) == 0 ||
-                        rt_.cls[static_cast<std::size_t>(routes::lane_of_hop(h))] != k_network))
-    bad_forward(source, dest);
-  return h;
 }
 
 // The index on this node of the sender of a transit buffer (checked).

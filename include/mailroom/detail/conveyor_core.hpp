@@ -397,23 +397,10 @@ class conveyor_core : public record_codec {
       else
         return push_routed_copy<N>(dest, item, retry_of<N, Wait>());
     }
-    return push_direct_slow<N, Wait>(c, dest, item);  // (a tail call too)
+    return push_direct_slow<N>(c, dest, item, retry_of<N, Wait>());  // (a tail call too)
   }
-  template <std::size_t N, class Wait>
-  [[gnu::noinline]] bool push_direct_slow(cursor& c, int dest, item_copy<N> item) noexcept {
-    if (!make_room(dest, N)) {
-      if constexpr (std::is_void_v<Wait>) {
-        return false;
-      } else {
-        Wait::retry(*this, dest, item);
-        return true;
-      }
-    }
-    std::memcpy(c.pos, item.b, N);
-    c.pos += N;
-    return true;
-  }
-  // What a refused routed push calls: Wait's retry, or nothing (the push returns false).
+  // What a refused push calls: Wait's retry, which waits until it goes through, or nothing
+  // (the push returns false).
   template <std::size_t N>
   using retry_fn = void (*)(conveyor_core&, int, item_copy<N>);
   template <std::size_t N, class Wait>
@@ -422,6 +409,20 @@ class conveyor_core : public record_codec {
       return nullptr;
     else
       return &Wait::template retry<N>;
+  }
+  template <std::size_t N>
+  bool retry_or_refuse(int dest, item_copy<N> item, retry_fn<N> retry) noexcept {
+    if (retry == nullptr) return false;
+    retry(*this, dest, item);
+    return true;
+  }
+  template <std::size_t N>
+  [[gnu::noinline]] bool push_direct_slow(cursor& c, int dest, item_copy<N> item,
+                                          retry_fn<N> retry) noexcept {
+    if (!make_room(dest, N)) return retry_or_refuse(dest, item, retry);
+    std::memcpy(c.pos, item.b, N);
+    c.pos += N;
+    return true;
   }
   // The routed path of a typed push: one per usual size (conveyor_core.cpp), a shared one for
   // the others.
@@ -432,10 +433,7 @@ class conveyor_core : public record_codec {
   [[gnu::noinline]] bool push_routed_sized(int dest, item_copy<N> c, retry_fn<N> retry) noexcept;
   template <std::size_t N>
   [[gnu::noinline]] bool push_routed_copy(int dest, item_copy<N> c, retry_fn<N> retry) noexcept {
-    if (push_routed(dest, c.b)) return true;
-    if (retry == nullptr) return false;
-    retry(*this, dest, c);
-    return true;
+    return push_routed(dest, c.b) || retry_or_refuse(dest, c, retry);
   }
   bool push_routed(int dest, const void* item) noexcept;
   template <std::size_t N>
@@ -463,11 +461,9 @@ class conveyor_core : public record_codec {
   struct var_items;
   bool forward_queue(std::size_t q) noexcept;
   void forwarded_front(std::size_t q);
-  [[nodiscard]] std::uint32_t transit_hop(int source, std::uint32_t dest) const noexcept;
+  struct node_step;  // node routing's next hop for a forwarded item (conveyor_core.cpp)
   [[nodiscard]] std::uint32_t transit_origin(int source) const noexcept;
   [[nodiscard]] int far_node_of(int source) const noexcept;
-  [[nodiscard]] std::pair<int, std::uint32_t> delivery_of(int source, std::uint32_t w, int far,
-                                                          int far_size) const noexcept;
   [[nodiscard]] int next_lane(std::size_t q, int source, std::uint32_t dest,
                               std::uint32_t origin) const noexcept;
   [[nodiscard]] int grid_next(std::uint32_t cls, int source, std::uint32_t dest,

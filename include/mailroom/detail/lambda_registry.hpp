@@ -164,7 +164,9 @@ template <class L, class Sel, std::size_t V>
   auto* bytes = reinterpret_cast<unsigned char*>(&closure);
   // Small closures (one increment, one store) unrolled, as typed handlers are: the loop's step,
   // compare and branch would otherwise be half of each record's instructions. (Larger ones are
-  // not: a loop per set of varying words, 8 times over, would be a lot of code.)
+  // not: a loop per set of varying words, 8 times over, would be a lot of code.) The body is
+  // spelt out in both loops: as one function that steps p by reference, toposort's lambda kernel
+  // took 20% more instructions (97.0 -> 116.8 per operation).
 #pragma GCC unroll 8
   for (std::uint32_t r = 0; r < (W <= 2 ? count : 0); ++r) {
     [&]<std::size_t... K>(std::index_sequence<K...>) {

@@ -27,20 +27,13 @@ struct blocked_sends {
       int to;
       T out;
       if (!box.hold(dest, msg, to, out)) return;
-      if (MAILROOM_UNLIKELY(!box.conveyor.template push<sizeof(T)>(to, &out)))
-        push_blocked(box.conveyor, to, out);
+      (void)box.conveyor.template push_or<sizeof(T), blocked_sends>(to, &out);
       return;
     }
     // (The cache missed too often of late: the message goes as to any mailbox.)
     (void)box.conveyor.template push_or<sizeof(T), blocked_sends>(dest, &msg);
   }
-  template <class T>
-  [[gnu::noinline]] static void push_blocked(detail::conveyor_core& c, int dest, T msg) {
-    const detail::credit_wait timer(c);
-    do detail::scheduler::progress_blocked();
-    while (!c.template push<sizeof(T)>(dest, &msg));
-  }
-  // conveyor_core::push_or's Wait for a typed send (the same loop, given the item's bytes).
+  // conveyor_core::push_or's Wait for a typed send: runs progress until the push goes through.
   template <std::size_t N>
   [[gnu::noinline]] static void retry(detail::conveyor_core& c, int dest,
                                       detail::conveyor_core::item_copy<N> item) {
