@@ -36,11 +36,12 @@ LAYERS = [
      "collective contexts, groups, node memory, windows; the simulated machine behind the same "
      "classes, one file per concept per backend"),
     ("aggregation", "src/aggregation",
-     ["plan.hpp", "detail/buffer.hpp", "detail/records.hpp", "detail/conveyor_core.hpp"],
+     ["plan.hpp", "detail/buffer.hpp", "detail/records.hpp", "detail/conveyor_core.hpp",
+      "detail/pieces.hpp"],
      ["aggregation/exchange.hpp", "aggregation/memory_plan.hpp", "aggregation/routes.hpp"],
      "the exchange (buffer pool, node slots, arrivals by conveyor id), conveyor_core (lanes, "
-     "credits, backlog, forwarding, end of stream), routing (direct, node, mesh), the capacity "
-     "plan"),
+     "credits, backlog, forwarding, end of stream), large messages in pieces, routing (direct, "
+     "node, mesh), the capacity plan"),
     ("termination", "src/termination",
      ["termination.hpp"],
      ["termination/protocols.hpp"],

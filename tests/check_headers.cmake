@@ -67,6 +67,7 @@ set(allowed_detail
     inplace.hpp          # a selector's mailboxes, held inside it (selector.hpp)
     lambda_registry.hpp  # lambda messages' handlers, registered by type (selector.hpp)
     mailboxes.hpp        # the mailbox classes behind a selector, and handler dispatch
+    pieces.hpp           # large messages cut into pieces and reassembled (selector, mailboxes)
     records.hpp          # the record layout the inline push paths write (conveyor_core)
     reduce_cache.hpp     # message reductions: the sender's cache, on the send path (mailboxes)
     reduction.hpp        # the reduction operators of collectives and atomics

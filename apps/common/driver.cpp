@@ -395,7 +395,7 @@ int run_driver(int argc, char** argv) {
       histogram_app(),     index_gather_app(),  permute_matrix_app(), transpose_matrix_app(),
       randperm_app(),      toposort_app(),      triangles_app(),      reductions_app(),
       random_access_app(), pointer_chase_app(), permutation_app(),    stencil_app(),
-      barnes_hut_app()};
+      barnes_hut_app(),    large_messages_app()};
 
   CLI::App cli{
       "mailroom-bench: the Bale mini-apps in every variant, timed and checked.\n"

@@ -114,6 +114,7 @@ app_info pointer_chase_app();
 app_info permutation_app();
 app_info stencil_app();
 app_info barnes_hut_app();
+app_info large_messages_app();
 
 /// `mailroom-bench bfs ...` (argv[0] is "bfs"): Graph500's BFS (apps/bfs); the exit status.
 int run_graph500(int argc, char** argv);

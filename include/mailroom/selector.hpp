@@ -123,15 +123,19 @@ class selector : detail::blocked_sends {
     send_var(box, box.var, I, dest, items.data(), items.size_bytes(), loc);
   }
   /// Sends `value` to mailbox I (of serialized<T>) on PE `dest`: serialised at once (cereal's
-  /// binary archive), then sent as a variable-size message of its bytes.
+  /// binary archive), as a variable-size message of its bytes (a large one written straight
+  /// into its pieces, after a pass that only counts them).
   template <std::size_t I>
     requires(I < size && detail::is_serialized<message_type<I>>)
   void send(pe dest, const typename message_type<I>::value_type& value,
             source_location loc = source_location::current()) {
-    const detail::scratch s;
-    message_type<I>::encode(value, s.bytes);
     auto& box = *std::get<I>(boxes_);
-    send_var(box, box.var, I, dest, s.bytes.data(), s.bytes.size(), loc);
+    const detail::scratch s;
+    if (message_type<I>::encode(value, s.bytes, box.var.room))
+      return send_var(box, box.var, I, dest, s.bytes.data(), s.bytes.size(), loc);
+    // Larger than one item: sized, then written straight into its pieces.
+    send_pieces(box, box.var, I, dest, message_type<I>::size(value), loc,
+                [&](detail::piece_writer& w) { message_type<I>::encode(value, w); });
   }
   /// Sends the local index d.local(g) to mailbox I (of an integer type) on g's owner under d.
   template <std::size_t I, distribution D>
@@ -437,26 +441,23 @@ class selector : detail::blocked_sends {
     if (MAILROOM_UNLIKELY(!box.conveyor.push_var(dest.rank(), data, word)))
       push_var_blocked(box.conveyor, dest.rank(), data, word);
   }
-  // A message larger than one item carries: pieces [seq][total][offset][bytes], each small
-  // enough for a buffer and for a pool worker's staging block, reassembled by the mailbox there
-  // (in any order: forwarding may reorder them). seq numbers this PE's large messages to it.
+  // A message larger than one item carries: in pieces (detail/pieces.hpp), each small enough for
+  // a buffer and for a pool worker's staging block; write(piece_writer&) writes its len bytes.
+  template <class Write>
+  void send_pieces(detail::mailbox_base& box, detail::var_sends& v, std::size_t i, pe dest,
+                   std::size_t len, source_location loc, const Write& write) {
+    const detail::call_site here(loc);  // (a message that writes other bytes than it sized)
+    detail::send_in_pieces(
+        v.next_large.fetch_add(1, std::memory_order_relaxed), len, std::min(v.room, k_stage_room),
+        [&](const std::byte* piece, std::uint32_t word) {
+          send_piece(box, v, i, dest, piece, word, loc);
+        },
+        write);
+  }
   [[gnu::cold, gnu::noinline]] void send_large(detail::mailbox_base& box, detail::var_sends& v,
                                                std::size_t i, pe dest, const void* data,
                                                std::size_t len, source_location loc) {
-    constexpr std::size_t head_bytes = 24;
-    const std::size_t piece = std::min(v.room, k_stage_room) - head_bytes;
-    const std::uint64_t seq = v.next_large.fetch_add(1, std::memory_order_relaxed);
-    const detail::scratch s;
-    s.bytes.resize(head_bytes + piece);
-    for (std::size_t off = 0; off < len; off += piece) {
-      const std::size_t n = std::min(piece, len - off);
-      const std::uint64_t head[3] = {seq, len, off};
-      std::memcpy(s.bytes.data(), head, head_bytes);
-      std::memcpy(s.bytes.data() + head_bytes, static_cast<const std::byte*>(data) + off, n);
-      send_piece(box, v, i, dest, s.bytes.data(),
-                 static_cast<std::uint32_t>(head_bytes + n) | detail::conveyor_core::k_var_piece,
-                 loc);
-    }
+    send_pieces(box, v, i, dest, len, loc, [&](detail::piece_writer& w) { w.write(data, len); });
   }
   // The largest variable-size item a pool worker's staging block holds (after [dest][0]).
   static constexpr std::size_t k_stage_room = detail::stage_block::k_bytes - 16;

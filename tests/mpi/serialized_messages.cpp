@@ -5,6 +5,9 @@
 //    (some larger than a buffer: they go in pieces); each field is a function of (sender,
 //    message number), checked by the handler, which replies on mailbox 1 with a string.
 //  - An actor of serialized<std::vector<std::string>> carries lists of names.
+//  - Vectors of numbers (decoded into the mailbox's kept vector; those larger than a buffer
+//    written there straight from their pieces) relayed from PE to PE by the handler: a send
+//    while the handler runs on the kept vector, which may run the handler again.
 // Checks: counts, summed sizes and every field, on every PE.
 // Usage: serialized_messages [messages per PE]
 #include <mailroom/mailroom.hpp>
@@ -52,6 +55,16 @@ vertex make_vertex(int from, std::int64_t k) {
   for (std::size_t i = 0; i < degree; ++i)
     v.neighbours.push_back(static_cast<std::int64_t>(mix(h + i) % 1000000));
   for (int i = 0; i < static_cast<int>((h >> 16) % 4); ++i) v.labels[i] = std::to_string(h + i);
+  return v;
+}
+
+// Relayed vector k of PE `origin`: [origin, k, hops left, words...], some larger than a buffer.
+std::vector<std::int64_t> make_relay(int origin, std::int64_t k, std::size_t room_words) {
+  const std::uint64_t h =
+      mix(static_cast<std::uint64_t>(origin) * 104729 + static_cast<std::uint64_t>(k));
+  const std::size_t words = h % 4 == 0 ? room_words * (1 + h % 3) + h % 7 : (h >> 4) % 50;
+  std::vector<std::int64_t> v{origin, k, 3};
+  for (std::size_t i = 0; i < words; ++i) v.push_back(static_cast<std::int64_t>(mix(h + i) >> 1));
   return v;
 }
 
@@ -104,6 +117,28 @@ int main(int argc, char** argv) {
   sel.wait();
   lists_actor.wait();
 
+  std::int64_t relayed = 0, relay_words = 0, sent_relay_words = 0;
+  mr::selector relay{mr::graph({{0, 0}}, {0}),
+                     mr::mailbox<mr::serialized<std::vector<std::int64_t>>>(
+                         [&](const std::vector<std::int64_t>& v, mr::pe, auto& self) {
+                           ++relayed;
+                           relay_words += static_cast<std::int64_t>(v.size());
+                           std::vector<std::int64_t> want = make_relay(
+                               static_cast<int>(v.at(0)), v.at(1), self.template var_room<0>() / 8);
+                           want[2] = v[2];
+                           if (v != want) ++bad;
+                           if (v[2] == 0) return;
+                           want[2] -= 1;
+                           self.template send<0>(mr::pe((g_me + 1) % g_pes), want);
+                         })};
+  for (std::int64_t k = 0; k < n / 50; ++k) {
+    const std::vector<std::int64_t> v = make_relay(g_me, k, relay.var_room<0>() / 8);
+    sent_relay_words += static_cast<std::int64_t>(v.size()) * 4;
+    relay.send<0>(mr::pe((g_me + 1) % g_pes), v);
+  }
+  relay.done<0>();
+  relay.wait();
+
   std::int64_t totals[6] = {got, bad, replies, reply_bytes, lists, names};
   std::int64_t want[2] = {sent_bytes, sent_names};
   MPI_Allreduce(MPI_IN_PLACE, totals, 6, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
@@ -120,6 +155,12 @@ int main(int argc, char** argv) {
          "%lld lists of %lld names, expected %lld of %lld", static_cast<long long>(totals[4]),
          static_cast<long long>(totals[5]), static_cast<long long>((n + 7) / 8 * g_pes),
          static_cast<long long>(want[1]));
+  std::int64_t relays[3] = {relayed, relay_words, sent_relay_words};
+  MPI_Allreduce(MPI_IN_PLACE, relays, 3, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT(relays[0] == n / 50 * g_pes * 4 && relays[1] == relays[2],
+         "%lld relays of %lld words, expected %lld of %lld", static_cast<long long>(relays[0]),
+         static_cast<long long>(relays[1]), static_cast<long long>(n / 50 * g_pes * 4),
+         static_cast<long long>(relays[2]));
   if (g_me == 0)
     std::printf("serialized_messages: %lld vertices (%zu bytes in one buffer), %lld lists\n",
                 static_cast<long long>(messages), sel.var_room<0>(),

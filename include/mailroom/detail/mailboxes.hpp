@@ -5,6 +5,7 @@
 #pragma once
 
 #include "mailroom/detail/lambda_registry.hpp"
+#include "mailroom/detail/pieces.hpp"
 #include "mailroom/detail/reduce_cache.hpp"
 #include "mailroom/detail/scheduler.hpp"
 #include "mailroom/detail/signature.hpp"
@@ -18,7 +19,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <new>
 #include <optional>
@@ -78,7 +78,8 @@ struct message_arg<serialized<U>> {
 template <class M>
 using message_arg_t = typename message_arg<M>::type;
 
-// The handler of a mailbox of serialized<T>: decodes the bytes, then calls the user's handler.
+// The handler of a mailbox of serialized<T>: decodes the bytes, then calls the user's handler
+// (mailroom/serialized.hpp has the one for strings and vectors of numbers).
 template <class T, class H, class Sel>
 struct decoding_handler {
   H inner;
@@ -303,8 +304,7 @@ struct scratch {
 
 // A mailbox of variable-size messages: items [len][0][payload, padded to 8] (conveyor_core::
 // push_var), after their origin when forwarded. A message larger than a buffer comes in pieces
-// (len has k_var_piece), each [seq][total][offset][bytes], reassembled here before its handler
-// runs (selector::send_large).
+// (len has k_var_piece; detail/pieces.hpp), reassembled here before its handler runs.
 template <class U, class H, class Sel>
 class mailbox_impl<mailbox_spec<span_of<U>, H>, Sel> : public mailbox_base {
  public:
@@ -318,10 +318,10 @@ class mailbox_impl<mailbox_spec<span_of<U>, H>, Sel> : public mailbox_base {
     var.room = conveyor.var_room();
   }
   ~mailbox_impl() override {
-    MAILROOM_CHECK(partial_.empty(),
+    MAILROOM_CHECK(large_.partial() == 0,
                    "a mailbox of variable-size messages ends with {} large "
                    "message(s) partly arrived",
-                   partial_.size());
+                   large_.partial());
   }
 
   void process_front() override {
@@ -396,36 +396,27 @@ class mailbox_impl<mailbox_spec<span_of<U>, H>, Sel> : public mailbox_base {
         std::span<const U>(std::launder(reinterpret_cast<const U*>(payload)), len / sizeof(U)),
         from, *self_);
   }
-  // A piece [seq][total][offset][bytes] of a large message from `from`: copied into place; the
-  // handler runs on the whole once every byte has arrived (pieces may come in any order).
+  // A piece of a large message from `from` (detail/pieces.hpp): the handler runs on the whole
+  // once every byte has arrived.
+  // A handler that places messages (decoding_handler) is asked where each goes.
   [[gnu::cold, gnu::noinline]] void piece(const std::byte* payload, std::uint32_t len, pe from) {
-    std::uint64_t head[3];
-    std::memcpy(head, payload, sizeof head);
-    const std::size_t bytes = len - sizeof head;
-    MAILROOM_ASSERT(len >= sizeof head && head[2] + bytes <= head[1]);
-    const auto key = std::make_pair(from.rank(), head[0]);
-    auto it = partial_.find(key);
-    if (it == partial_.end()) {
-      it = partial_.emplace(key, large{}).first;
-      it->second.words.resize((head[1] + 7) / 8);
+    reassembly::message whole;
+    if constexpr (requires { &H::place; }) {
+      constexpr reassembly::place_fn place = [](void* h, std::uint64_t total, std::size_t& split) {
+        return static_cast<H*>(h)->place(total, split);
+      };
+      if (!large_.add(payload, len, from.rank(), whole, place, &handler_)) return;
+      if (whole.rest != nullptr) return handler_.placed(whole.head, from, *self_);
+    } else if (!large_.add(payload, len, from.rank(), whole)) {
+      return;
     }
-    large& m = it->second;
-    std::memcpy(reinterpret_cast<std::byte*>(m.words.data()) + head[2], payload + sizeof head,
-                bytes);
-    m.arrived += bytes;
-    if (m.arrived < head[1]) return;
-    const large whole = std::move(m);
-    partial_.erase(it);
-    call(whole.words.data(), head[1], from);
+    call(whole.words.get(), whole.bytes, from);
+    large_.recycle(std::move(whole));
   }
 
-  struct large {
-    std::vector<std::uint64_t> words;
-    std::uint64_t arrived = 0;
-  };
   H handler_;
   Sel* self_;
-  std::map<std::pair<int, std::uint64_t>, large> partial_;  ///< large messages partly arrived
+  reassembly large_;  ///< large messages partly arrived
 };
 
 // A mailbox of serialised messages: a mailbox of bytes whose handler decodes them first.
