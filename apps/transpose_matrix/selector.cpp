@@ -28,9 +28,9 @@ sparse_matrix selector(const sparse_matrix& a) {
     if (valued) vals[at] = e.value;
   })};
   for (std::int64_t l = 0; l < a.local_rows(); ++l)
-    for (std::int64_t k = a.row_ptr()[l]; k < a.row_ptr()[l + 1]; ++k) {
+    for (std::int64_t k = a.row_ptr()[l], i = a.global_row(l); k < a.row_ptr()[l + 1]; ++k) {
       const std::int64_t j = a.col_idx()[k];
-      place.send(pe(j % P), entry{j / P, a.global_row(l), valued ? a.values()[k] : 0.0});
+      place.send(pe(j % P), entry{j / P, i, valued ? a.values()[k] : 0.0});
     }
   place.done();
   place.wait();

@@ -162,6 +162,8 @@ class triangles_bench final : public kernel_bench {
       count_ = triangles::conveyor(l_);
     else if (v == "selector")
       count_ = triangles::selector(l_);
+    else if (v == "wedges")
+      count_ = triangles::wedges(l_);
     else if (v == "lambda")
       count_ = triangles::lambda(l_);
     else if (v == "concurrent")
@@ -198,7 +200,7 @@ app_info triangles_app() {
                0,
                300,
                0,
-               {"naive", "bsp", "conveyor", "selector", "lambda", "concurrent", "local"},
+               {"naive", "bsp", "conveyor", "selector", "wedges", "lambda", "concurrent", "local"},
                [] { return std::make_unique<triangles_bench>(); },
                35,
                6,

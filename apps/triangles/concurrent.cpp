@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Triangles, concurrent variant: the selector variant with its wedges sent from a parallel loop
+// Triangles, concurrent variant: the wedges variant with its wedges sent from a parallel loop
 // over the rows and its mailbox's handlers run on every worker (mailbox(..., concurrent)): with
 // --workers N the searches, the kernel's work, spread over the PE's N threads. Each worker
 // counts in its own slot.

@@ -1,31 +1,32 @@
 // SPDX-License-Identifier: MIT
-// Triangles, selector variant: Bale's push form with typed messages. For each nonzero L[i][j]
-// and each column k < j of row i, the query {j, k} goes to j's owner, whose handler (inlined
-// into the delivery loop) counts it when k is in row j.
+// Triangles, selector variant: what the floor does, with the rows apart. For each nonzero L[i][j]
+// (but the first of its row), row i's columns up to j go to j's owner as one variable-size
+// message, straight from the matrix; its handler merges them with row j there, as the floor
+// merges the two rows. Column j closes the message and stops the merge: every column of row j is
+// below j. One message per nonzero, where the wedges variant sends one per wedge and searches.
 #include "triangles/triangles.hpp"
 
-#include <algorithm>
+#include <span>
 
 namespace mailroom::apps::triangles {
 
 std::int64_t selector(const sparse_matrix& l) {
-  struct query {
-    std::int64_t j, k;  // row j's local index on its owner; column k
-  };
   const int P = num_pes();
   std::int64_t hits = 0;
-  actor wedges{
-      mailbox<query>([&](query q) { hits += std::ranges::binary_search(l.row(q.j), q.k); })};
+  actor prefixes{mailbox<span_of<std::int64_t>>([&](std::span<const std::int64_t> mine) {
+    const std::int64_t j = mine.back();
+    const auto* at = mine.data();
+    for (const std::int64_t k : l.row(j / P)) {
+      while (*at < k) ++at;
+      hits += *at == k;
+    }
+  })};
   for (std::int64_t r = 0; r < l.local_rows(); ++r) {
     const auto row = l.row(r);
-    for (std::size_t a = 1; a < row.size(); ++a) {
-      const pe owner(row[a] % P);
-      const std::int64_t j = row[a] / P;
-      for (std::size_t b = 0; b < a; ++b) wedges.send(owner, query{j, row[b]});
-    }
+    for (std::size_t a = 1; a < row.size(); ++a) prefixes.send(pe(row[a] % P), row.first(a + 1));
   }
-  wedges.done();
-  wedges.wait();
+  prefixes.done();
+  prefixes.wait();
   return all_reduce(hits);
 }
 

@@ -11,12 +11,14 @@ namespace mailroom::apps::triangles {
 // Every variant returns the number of triangles of the whole graph, on every PE. Collective.
 // (Bale's method: for each nonzero L[i][j], count |row i of L  ∩  row j of L|, fetching row j
 // from the PE that owns it, or sending row i's columns to it.)
-std::int64_t naive(const sparse_matrix& l);       // MPI one-sided reads of remote rows
-std::int64_t bsp(const sparse_matrix& l);         // MPI_Alltoallv supersteps
-std::int64_t conveyor(const sparse_matrix& l);    // mailroom::conveyor loops
-std::int64_t selector(const sparse_matrix& l);    // actor/selector API, typed messages
-std::int64_t lambda(const sparse_matrix& l);      // actor/selector API, lambda messages
-std::int64_t concurrent(const sparse_matrix& l);  // typed messages, handlers on every worker
+std::int64_t naive(const sparse_matrix& l);     // MPI one-sided reads of remote rows
+std::int64_t bsp(const sparse_matrix& l);       // MPI_Alltoallv supersteps
+std::int64_t conveyor(const sparse_matrix& l);  // mailroom::conveyor loops
+// actor/selector API: row i's columns up to j in one variable-size message, merged with row j
+std::int64_t selector(const sparse_matrix& l);
+std::int64_t wedges(const sparse_matrix& l);      // actor/selector API, a typed message per wedge
+std::int64_t lambda(const sparse_matrix& l);      // actor/selector API, a lambda per wedge
+std::int64_t concurrent(const sparse_matrix& l);  // wedges, handlers on every worker
 
 /// The rows of L a PE's share of the count reads (rows j of its nonzeros L[i][j] but the first of
 /// each row), copied to it before timing: CSR arrays, and for each of its nonzeros the row of the

@@ -28,16 +28,15 @@ void check_fits_int(std::int64_t n, const char* call, const char* what) {
                  call, n, what, INT_MAX);
 }
 
-// Sorts cols[begin, end) ascending, carrying values (if any) along.
+// Sorts cols[begin, end) ascending, carrying values (if any) along (row: scratch, reused).
 void sort_row(std::vector<std::int64_t>& cols, std::vector<double>& values, std::size_t begin,
-              std::size_t end) {
+              std::size_t end, std::vector<std::pair<std::int64_t, double>>& row) {
   if (values.empty()) {
     std::sort(cols.begin() + static_cast<std::ptrdiff_t>(begin),
               cols.begin() + static_cast<std::ptrdiff_t>(end));
     return;
   }
-  std::vector<std::pair<std::int64_t, double>> row;
-  row.reserve(end - begin);
+  row.clear();
   for (std::size_t k = begin; k < end; ++k) row.emplace_back(cols[k], values[k]);
   std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (std::size_t k = begin; k < end; ++k) {
@@ -78,17 +77,24 @@ sparse_matrix::sparse_matrix(std::int64_t rows, std::int64_t cols,
                  "sparse_matrix: {} values for {} column indices (give none, or one per column "
                  "index)",
                  values_.size(), col_idx_.size());
+  std::vector<std::pair<std::int64_t, double>> row;  // (a row being sorted, with its values)
   for (std::int64_t l = 0; l < lrows; ++l) {
     const auto begin = static_cast<std::size_t>(row_ptr_[static_cast<std::size_t>(l)]);
     const auto end = static_cast<std::size_t>(row_ptr_[static_cast<std::size_t>(l) + 1]);
-    bool sorted = true;
+    // One pass: each column in range, and whether they increase strictly (sorted, none twice);
+    // only a row that does not is sorted and searched for a column twice.
+    bool increasing = true;
+    std::int64_t previous = -1;
     for (std::size_t k = begin; k < end; ++k) {
-      MAILROOM_CHECK(col_idx_[k] >= 0 && col_idx_[k] < cols,
-                     "sparse_matrix: column {} in row {} is out of range [0, {})", col_idx_[k],
-                     l * pes + me, cols);
-      if (k > begin && col_idx_[k - 1] > col_idx_[k]) sorted = false;
+      const std::int64_t c = col_idx_[k];
+      MAILROOM_CHECK(static_cast<std::uint64_t>(c) < static_cast<std::uint64_t>(cols),
+                     "sparse_matrix: column {} in row {} is out of range [0, {})", c, l * pes + me,
+                     cols);
+      increasing &= previous < c;
+      previous = c;
     }
-    if (!sorted) sort_row(col_idx_, values_, begin, end);
+    if (increasing) continue;
+    sort_row(col_idx_, values_, begin, end, row);
     for (std::size_t k = begin + 1; k < end; ++k)
       MAILROOM_CHECK(col_idx_[k - 1] != col_idx_[k],
                      "sparse_matrix: column {} appears twice in row {}", col_idx_[k], l * pes + me);
