@@ -46,7 +46,9 @@ class sparse_matrix {
   [[nodiscard]] std::int64_t global_nnz() const;
   ///@{
   /// The global index of local row l on this PE, and the owner and local index of a global row.
-  [[nodiscard]] std::int64_t global_row(std::int64_t local) const noexcept;
+  [[nodiscard]] std::int64_t global_row(std::int64_t local) const noexcept {
+    return local * pes_ + me_;
+  }
   [[nodiscard]] static int owner(std::int64_t global_row, int pes) noexcept {
     return static_cast<int>(global_row % pes);
   }
@@ -101,6 +103,7 @@ class sparse_matrix {
 
  private:
   std::int64_t rows_ = 0, cols_ = 0;
+  std::int64_t me_ = 0, pes_ = 1;  ///< this PE and the PEs, when the matrix was made
   std::vector<std::int64_t> row_ptr_{0};
   std::vector<std::int64_t> col_idx_;
   std::vector<double> values_;

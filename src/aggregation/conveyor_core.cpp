@@ -881,6 +881,40 @@ struct conveyor_core::var_items {
   }
 };
 
+// Node routing's typed items of one buffer from [p, end), the usual case, in one loop per queue
+// (Transit: from a transit lane, else from the network): each item's lane and prefix (the
+// routes' tables, copied in `s`, stay in registers), then its copy, the items counted once per
+// run. Returns where it stopped: at end, or at an item whose lane had no room.
+template <bool Transit, class Items>
+const std::byte* conveyor_core::forward_run(const std::byte* p, const std::byte* end, Items items,
+                                            const node_step& step, std::int64_t& moved) noexcept {
+  const node_step s = step;
+  const std::size_t n = items.bytes(nullptr);
+  const std::size_t need = 4 + n;
+  // A lane has room for `need` bytes when its cursor's end is at least this far (room_of; the
+  // end is set for items without a prefix, so a full lane's position may be past it: signed).
+  const auto reach =
+      static_cast<std::ptrdiff_t>(need - (std::max<std::size_t>(item_bytes_, 1) - 1));
+  cursor* const lanes = cursors_.data();
+  std::uint32_t* const in = s_->forwarded_in_.data();
+  std::int64_t done = 0;
+  for (; p < end; p += need) {
+    std::uint32_t w;
+    std::memcpy(&w, p, 4);
+    const auto [lane_no, prefix] = Transit ? s.transit(w) : s.network(w);
+    cursor& c = lanes[lane_no];
+    if (MAILROOM_UNLIKELY(c.end - c.pos < reach) && !room_for(lane_no, need, true)) break;
+    std::byte* const out = c.pos;
+    std::memcpy(out, &prefix, 4);
+    std::memcpy(out + 4, p + 4, n);
+    c.pos = out + need;
+    ++in[lane_no];
+    ++done;
+  }
+  moved += done;
+  return p;
+}
+
 // Forwards what it can of the items of queue q (cold::queue_of: under node routing 0 from transit
 // lanes, 1 from the network), each after its prefix; `Items` says how long an
 // item is and appends it: typed items of one size, or variable-size ones.
@@ -907,32 +941,12 @@ bool conveyor_core::forward_items(std::size_t q, Items items) noexcept {
     const int far = !mesh && q == 1 ? far_node_of(t.source) : -1;
     if constexpr (!std::is_same_v<Items, var_items>) {
       if (!mesh && !fold) {
-        // Node routing's typed items, the usual case, in one loop: each item's lane and prefix,
-        // then its copy, with the lanes' tables in locals (members would be reloaded after every
-        // copy, which may alias them) and the items counted once per buffer.
-        const std::size_t n = items.bytes(nullptr);
-        const std::size_t need = 4 + n;
-        cursor* const lanes = cursors_.data();
-        std::uint32_t* const in = s_->forwarded_in_.data();
+        // Node routing's typed items, the usual case: one loop per queue (forward_run).
         const node_step step(*this, t.source, from, far);
         std::int64_t moved = 0;
-        bool stopped = false;
-        for (; p < end; p += need) {
-          std::uint32_t w;
-          std::memcpy(&w, p, 4);
-          const auto [lane_no, prefix] = q == 0 ? step.transit(w) : step.network(w);
-          cursor& c = lanes[lane_no];
-          if (MAILROOM_UNLIKELY(need > room_of(c)) && !room_for(lane_no, need, true)) {
-            stopped = true;
-            break;
-          }
-          std::byte* const out = c.pos;
-          std::memcpy(out, &prefix, 4);
-          std::memcpy(out + 4, p + 4, n);
-          c.pos = out + need;
-          ++in[lane_no];
-          ++moved;
-        }
+        p = q == 0 ? forward_run<true>(p, end, items, step, moved)
+                   : forward_run<false>(p, end, items, step, moved);
+        const bool stopped = p < end;
         at = static_cast<std::uint32_t>(p - (t.buf + k_header_bytes));
         s_->forwarded_items_ += moved;
         any = any || moved > 0;

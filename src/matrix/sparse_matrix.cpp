@@ -56,6 +56,8 @@ sparse_matrix::sparse_matrix(std::int64_t rows, std::int64_t cols,
       col_idx_(std::move(col_idx)),
       values_(std::move(values)) {
   const int me = this_pe().rank(), pes = num_pes();
+  me_ = me;
+  pes_ = pes;
   MAILROOM_CHECK(rows >= 0 && cols >= 0, "sparse_matrix: dimensions {} x {} must not be negative",
                  rows, cols);
   const std::int64_t lrows = local_rows(rows, me, pes);
@@ -102,10 +104,6 @@ sparse_matrix::sparse_matrix(std::int64_t rows, std::int64_t cols,
 }
 
 std::int64_t sparse_matrix::global_nnz() const { return all_reduce(local_nnz(), plus<>{}); }
-
-std::int64_t sparse_matrix::global_row(std::int64_t local) const noexcept {
-  return local * num_pes() + this_pe().rank();
-}
 
 sparse_matrix::serial sparse_matrix::gather(int root) const {
   const int me = this_pe().rank(), pes = num_pes();

@@ -456,12 +456,15 @@ class conveyor_core : public record_codec {
   }
   template <class Items>
   bool forward_items(std::size_t q, Items items) noexcept;
+  struct node_step;  // node routing's next hop for a forwarded item (conveyor_core.cpp)
+  template <bool Transit, class Items>
+  const std::byte* forward_run(const std::byte* p, const std::byte* end, Items items,
+                               const node_step& step, std::int64_t& moved) noexcept;
   template <std::size_t N>
   struct fixed_items;
   struct var_items;
   bool forward_queue(std::size_t q) noexcept;
   void forwarded_front(std::size_t q);
-  struct node_step;  // node routing's next hop for a forwarded item (conveyor_core.cpp)
   [[nodiscard]] std::uint32_t transit_origin(int source) const noexcept;
   [[nodiscard]] int far_node_of(int source) const noexcept;
   [[nodiscard]] int next_lane(std::size_t q, int source, std::uint32_t dest,
