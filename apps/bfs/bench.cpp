@@ -7,7 +7,6 @@
 #include "common/driver.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -143,8 +142,7 @@ int run_graph500(int argc, char** argv) {
     const double here =
         static_cast<double>(launcher_count({"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"}));
     const double per_pe = (72.0 * m + 96.0 * nv) / P + (with_local ? 32.0 * m + 16.0 * nv : 0.0);
-    const double have =
-        static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+    const double have = physical_memory_bytes();
     if (per_pe * here > have)
       usage_error(fmt::format(
           "bfs: scale {} with edge factor {} needs about {:.1f} GiB on this node ({:g} of {:g} "

@@ -23,6 +23,10 @@
 
 namespace mailroom::apps {
 
+double physical_memory_bytes() {
+  return static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+}
+
 bool launcher_rank_zero() {
   for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
     if (const char* s = std::getenv(v)) return std::string_view(s) == "0";
@@ -481,8 +485,7 @@ int run_driver(int argc, char** argv) {
   // Refuse sizes this machine cannot hold before allocating them.
   const double need =
       32.0 * static_cast<double>(sz.n) + 16.0 * static_cast<double>(sz.table_per_pe);
-  const double have =
-      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  const double have = physical_memory_bytes();
   if (need > have)
     usage_error(
         fmt::format("{} {}s and {} table elements per PE need about {:.1f} GiB per PE; "

@@ -125,6 +125,8 @@ int run_driver(int argc, char** argv);
 /// Before MPI is up the rank is only in the launcher's environment: true on its rank 0 (or
 /// without a launcher), so that one PE prints.
 bool launcher_rank_zero();
+/// This machine's physical memory in bytes (what the apps' size checks compare with).
+double physical_memory_bytes();
 /// Fails with "mailroom-bench: error: WHAT" (on rank 0) and status 2, as every command-line
 /// error of mailroom-bench does.
 [[noreturn]] void usage_error(const std::string& what);

@@ -198,8 +198,7 @@ int run_stream(int argc, char** argv) {
   // Refuse what this node cannot hold before allocating it.
   const double need =
       3.0 * 8.0 * static_cast<double>(n) * static_cast<double>(launcher_pes_on_node());
-  const double have =
-      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  const double have = physical_memory_bytes();
   if (need > have)
     stream_error(
         fmt::format("3 arrays of {} on each of {} PEs need about {:.1f} GiB on this node; "

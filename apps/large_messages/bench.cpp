@@ -27,6 +27,14 @@ class large_messages_bench final : public kernel_bench {
           "large-messages: --bytes {} must be a positive multiple of 8 (the vector variant "
           "sends 64-bit words)",
           bytes));
+    // The payload as words and as a string, the previous PE's to check against, and what the
+    // receiving mailbox keeps (its reassembly buffer and a decoded value): about 5 copies.
+    const double need = 5.0 * static_cast<double>(bytes);
+    const double have = physical_memory_bytes();
+    if (need > have)
+      usage_error(fmt::format(
+          "large-messages: --bytes {} needs about {:.1f} GiB per PE; this machine has {:.1f} GiB",
+          bytes, need / (1 << 30), have / (1 << 30)));
     bytes_ = bytes;
     pb_.messages = s.n;
     pb_.words = payload(s.seed, me, static_cast<std::size_t>(bytes / 8));

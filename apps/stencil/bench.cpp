@@ -8,7 +8,6 @@
 #include "stencil/stencil.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
@@ -77,8 +76,7 @@ class stencil_bench final : public kernel_bench {
     const double part =
         16.0 * static_cast<double>(rows.block_size()) * static_cast<double>(pb_.width);
     const double heap = static_cast<double>(current_config().symmetric_heap_bytes);
-    const double have =
-        static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+    const double have = physical_memory_bytes();
     const double per_node = part * std::ceil(static_cast<double>(P) / num_nodes());
     if (part > heap || per_node > have || pb_.width > INT_MAX)
       usage_error(fmt::format(

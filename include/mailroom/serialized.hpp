@@ -203,6 +203,9 @@ struct decoding_handler<T, H, Sel> {
     busy = false;
   }
 };
+template <class T, class H, class Sel>
+  requires refills<T>
+inline constexpr bool places_pieces<decoding_handler<T, H, Sel>> = true;
 }  // namespace detail
 
 }  // namespace mailroom

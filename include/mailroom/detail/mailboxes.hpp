@@ -78,6 +78,11 @@ struct message_arg<serialized<U>> {
 template <class M>
 using message_arg_t = typename message_arg<M>::type;
 
+// Whether a mailbox handler places large messages itself (place(total, split), placed(head,
+// from, self)): the decoding handler of strings and vectors of numbers (mailroom/serialized.hpp).
+template <class H>
+inline constexpr bool places_pieces = false;
+
 // The handler of a mailbox of serialized<T>: decodes the bytes, then calls the user's handler
 // (mailroom/serialized.hpp has the one for strings and vectors of numbers).
 template <class T, class H, class Sel>
@@ -398,10 +403,10 @@ class mailbox_impl<mailbox_spec<span_of<U>, H>, Sel> : public mailbox_base {
   }
   // A piece of a large message from `from` (detail/pieces.hpp): the handler runs on the whole
   // once every byte has arrived.
-  // A handler that places messages (decoding_handler) is asked where each goes.
+  // A handler that places messages (places_pieces: a decoding_handler) is asked where each goes.
   [[gnu::cold, gnu::noinline]] void piece(const std::byte* payload, std::uint32_t len, pe from) {
     reassembly::message whole;
-    if constexpr (requires { &H::place; }) {
+    if constexpr (places_pieces<H>) {
       constexpr reassembly::place_fn place = [](void* h, std::uint64_t total, std::size_t& split) {
         return static_cast<H*>(h)->place(total, split);
       };
