@@ -205,7 +205,7 @@ void write_json(const settings& st, const app_info& app, const sizes& sz,
   j["workers"] = num_workers();
   j["sizes"] = {{"ops_per_pe", sz.n}, {"table_per_pe", sz.table_per_pe}};
   for (const auto& [name, value] : sz.options) j["sizes"][name] = value;
-  j["seed"] = sz.seed;
+  if (app.seeded) j["seed"] = sz.seed;
   j["reps"] = st.reps;
   j["operation"] = app.op;
   const auto& cfg = current_config();
@@ -308,9 +308,9 @@ void print_table(const app_info& app, const sizes& sz, const std::vector<variant
   else if (sz.nnz_per_row > 0)
     shape = fmt::format(", {} nonzeros per row", sz.nnz_per_row);
   for (const auto& [name, value] : sz.options) shape += fmt::format(", {} {}", name, value);
-  fmt::print("{}: {} PEs{} (routing {}), {} {}s per PE{}, seed {}, median of {}\n", app.name,
-             num_pes(), num_workers() > 1 ? fmt::format(" x {} workers", num_workers()) : "",
-             routing_in_use(), sz.n, app.op, shape, sz.seed, reps);
+  fmt::print("{}: {} PEs{} (routing {}), {} {}s per PE{}, {}, median of {}\n", app.name, num_pes(),
+             num_workers() > 1 ? fmt::format(" x {} workers", num_workers()) : "", routing_in_use(),
+             sz.n, app.op, shape, app.seeded ? fmt::format("seed {}", sz.seed) : "no seed", reps);
   // The result gets a column when the variants differ in it (local often does), else a line.
   std::vector<std::string> shown;
   for (const auto& r : results)
@@ -431,7 +431,7 @@ int run_driver(int argc, char** argv) {
       sub->add_option("--" + o.name, st.options[o.name],
                       fmt::format("{} (default {})", o.help, o.default_value))
           ->check(CLI::Range(std::int64_t{0}, std::int64_t{4'000'000'000}));
-    sub->add_option("-s,--seed", st.seed, "seed of the input (default 1)");
+    if (a.seeded) sub->add_option("-s,--seed", st.seed, "seed of the input (default 1)");
     std::string all;
     for (const auto& v : a.variants) all += (all.empty() ? "" : ",") + v;
     sub->add_option("--variants", st.variants,

@@ -95,6 +95,9 @@ struct app_info {
     std::string unit;
     double scale = 0;
   } rate = {};
+  /// Whether the input depends on --seed (random-access: HPCC's stream is fixed; the app then
+  /// takes no --seed, and its table and JSON show none).
+  bool seeded = true;
   /// -n's whole --help text when it is no count per PE (stencil: the grid's side), which the
   /// table then names beside the app's options; empty: "<n_means> per PE (default ...)".
   std::string n_help = {};

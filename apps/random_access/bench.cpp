@@ -141,6 +141,7 @@ app_info random_access_app() {
   app.n_means = "updates (default 4 x the table, HPCC's rule)";
   app.n_per_table = 4;
   app.rate = {"GUP/s", 1e-9};
+  app.seeded = false;  // (HPCC's stream, from starts(4 x table x rank): no seed)
   app.options = {{"lookahead",
                   "HPCC's look-ahead limit L: at most L updates (HPCC: 1024) held before they are "
                   "applied, in rounds each completed everywhere; 0: no limit",
