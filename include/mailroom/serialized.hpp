@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstring>
 #include <istream>
+#include <limits>
 #include <ostream>
 #include <span>
 #include <streambuf>
@@ -88,11 +89,7 @@ struct serialized {
 
   /// Appends value's bytes to out.
   static void encode(const T& value, std::vector<std::byte>& out) {
-    detail::write_binary(value, [&](const char* s, std::size_t n) {
-      out.insert(out.end(), reinterpret_cast<const std::byte*>(s),
-                 reinterpret_cast<const std::byte*>(s) + n);
-      return true;
-    });
+    encode(value, out, std::numeric_limits<std::size_t>::max());
   }
   /// Appends value's bytes to out unless they are more than `limit` in all: then false, and out
   /// holds no more than `limit` bytes (what a send puts in one item; larger values are written
