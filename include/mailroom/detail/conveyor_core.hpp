@@ -87,7 +87,7 @@ class conveyor_core : public record_codec {
     // direct routing pays nothing for it.
     cursor& c = by_dest_[static_cast<std::size_t>(dest)];
     if (MAILROOM_UNLIKELY(c.pos >= c.end)) return push_slow<N, Wait>(c, bytes_of<N>(item));
-    std::memcpy(c.pos, item, N);
+    copy_item<N>(c.pos, item);
     c.pos += N;
     return true;
   }

@@ -208,6 +208,30 @@ struct record_codec {
 #endif
     ::new (static_cast<void*>(out)) std::uint64_t(w);
   }
+  // Copies an item of N bytes into a buffer as a send does. An item of more than two words is
+  // copied word by word (put_word): the caller builds it with 8-byte stores (a struct of two
+  // indices and a value, made in the send's argument), and its words are then kept in registers
+  // or forwarded from those stores, where memcpy's 16-byte loads cannot take their data from two
+  // 8-byte stores and stall every send (store forwarding; transpose's send loop spent two thirds
+  // of its time on that load). Two words the compiler builds in a vector register (as it passes
+  // them to the slow path), with no such stall.
+  template <std::size_t N>
+  [[gnu::always_inline]] static void copy_item(std::byte* out, const void* item) noexcept {
+    if constexpr (N % 8 == 0 && N > 16 && N <= 8 * k_delta_words) {
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        (put_word_unaligned(out + 8 * K, word_at(item, K)), ...);
+      }(std::make_index_sequence<N / 8>{});
+    } else {
+      std::memcpy(out, item, N);
+    }
+  }
+  // put_word for a place that may not be 8-aligned (a typed lane's cursor).
+  static void put_word_unaligned(std::byte* out, std::uint64_t w) noexcept {
+#if defined(__GNUC__)
+    asm("" : "+r"(w));
+#endif
+    std::memcpy(out, &w, 8);
+  }
   // Appends a record to the open run whose varying words are V (`state`: the lane's fill
   // state); false (nothing written) if one of its constant words differs.
   template <std::size_t W, std::size_t V>
