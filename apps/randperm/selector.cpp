@@ -11,13 +11,13 @@ std::vector<std::int64_t> selector(std::int64_t n_per_pe, std::uint64_t seed) {
   const std::int64_t slots = 2 * n_per_pe * P;
   const auto slot = [=](std::int64_t d) { return slot_of(d, seed, slots); };
   std::vector<std::int64_t> target(static_cast<std::size_t>(2 * n_per_pe), -1);
-  mailroom::selector darts{graph{{0, 0}},
-                           mailbox<std::int64_t>([&](std::int64_t d, pe, auto& self) {
-                             std::int64_t& t = target[slot(d) / P];
-                             if ((d & k_value) < (t & k_value)) std::swap(d, t);
-                             if (d != -1)
-                               self.template send<0>(pe(slot(d + k_missed) % P), d + k_missed);
-                           })};
+  mailroom::selector darts{
+      graph{{0, 0}},
+      mailbox<std::int64_t>([slots_here = target.data(), slot, P](std::int64_t d, pe, auto& self) {
+        std::int64_t& t = slots_here[slot(d) / P];
+        if ((d & k_value) < (t & k_value)) std::swap(d, t);
+        if (d != -1) self.template send<0>(pe(slot(d + k_missed) % P), d + k_missed);
+      })};
   for (std::int64_t d = this_pe().rank() * n_per_pe; d < (this_pe().rank() + 1) * n_per_pe; ++d)
     darts.send<0>(pe(slot(d) % P), d);
   darts.done<0>();

@@ -219,14 +219,16 @@ struct record_codec {
   [[gnu::always_inline]] static void copy_item(std::byte* out, const void* item) noexcept {
     if constexpr (N % 8 == 0 && N > 16 && N <= 8 * k_delta_words) {
       [&]<std::size_t... K>(std::index_sequence<K...>) {
-        (put_word_unaligned(out + 8 * K, word_at(item, K)), ...);
+        (put_word_bytes(out + 8 * K, word_at(item, K)), ...);
       }(std::make_index_sequence<N / 8>{});
     } else {
       std::memcpy(out, item, N);
     }
   }
-  // put_word for a place that may not be 8-aligned (a typed lane's cursor).
-  static void put_word_unaligned(std::byte* out, std::uint64_t w) noexcept {
+  // put_word with memcpy's store, where put_word constructs a uint64_t. A typed lane's cursor is
+  // 8-aligned too, but with put_word here toposort's pivot handler, which sends from its loop,
+  // ran one instruction more per operation (callgrind, 1 PE: 72.16 against 71.15).
+  static void put_word_bytes(std::byte* out, std::uint64_t w) noexcept {
 #if defined(__GNUC__)
     asm("" : "+r"(w));
 #endif
