@@ -363,11 +363,7 @@ inline bool conveyor_core::can_ship(int lane_no) const noexcept {
          (lim.pooled && s_->outstanding_[l] < lim.credits && ex_.slot_extras_free() > 0);
 }
 
-conveyor_core::lane conveyor_core::always_full_lane_ = [] {
-  lane l;
-  l.f.state = fill::packed(~0u, 0);
-  return l;
-}();
+conveyor_core::lane conveyor_core::always_full_lane_{};
 
 std::size_t conveyor_core::table_bytes(const routes& r, bool delta_records) noexcept {
   // Per lane: its cursor and buffer (or delta lane), items, bytes and buffers shipped, credits in
@@ -439,10 +435,8 @@ conveyor_core::conveyor_core(bool delta_records, std::uint32_t signature, std::s
     lim.credits = lim.slot ? s_->taken_.node_credits : lim.shared ? 1 : s_->taken_.credits;
   }
   MAILROOM_ASSERT(capacity_ >= k_header_bytes + k_delta_run_header + 8 * k_delta_words);
-  for (std::size_t w = 1; w <= k_delta_words; ++w)
-    delta_limit_[w] = capacity_ - static_cast<std::uint32_t>(k_delta_run_header + 8 * w);
-  // An absent buffer looks full, so the first push for a destination takes the slow path.
-  for (auto& ln : lanes_) ln.f.reset(capacity_);
+  // A lane without a buffer has a null cursor and end: the first push for a destination takes
+  // the slow path.
   s_->bufs_.assign(cursors_.size(), nullptr);
   by_dest_ = cursors_.data();
   by_dest_lane_ = lanes_.data();
@@ -506,17 +500,17 @@ conveyor_core::~conveyor_core() {
 
 std::byte* conveyor_core::buffer_of(std::size_t l) const noexcept {
   if (lanes_.empty()) return s_->bufs_[l];
-  const fill& f = lanes_[l].f;
-  return f.buf == nullptr ? nullptr : f.buf + s_->limits_[l].offset;
+  const lane& ln = lanes_[l];
+  return ln.rs.buf == nullptr ? nullptr : ln.rs.buf + s_->limits_[l].offset;
 }
 
 std::uint32_t conveyor_core::bytes_of_lane(std::size_t l) const noexcept {
   if (lanes_.empty()) return static_cast<std::uint32_t>(cursors_[l].pos - s_->bufs_[l]);
-  return lanes_[l].f.used() - s_->limits_[l].offset;
+  return used(lanes_[l]) - s_->limits_[l].offset;
 }
 
 std::uint32_t conveyor_core::items_of(std::size_t l) const noexcept {
-  if (!lanes_.empty()) return lanes_[l].f.items();
+  if (!lanes_.empty()) return records(lanes_[l]);
   const std::byte* buf = s_->bufs_[l];
   if (buf == nullptr) return 0;
   // Every item on a lane has the same prefix: none on a final lane, the origin on a delivery
@@ -538,8 +532,7 @@ std::uint32_t conveyor_core::items_of(std::size_t l) const noexcept {
 bool conveyor_core::has_items(std::size_t l) const noexcept {
   if (lanes_.empty())
     return s_->bufs_[l] != nullptr && cursors_[l].pos != s_->bufs_[l] + k_header_bytes;
-  const fill& f = lanes_[l].f;
-  return f.buf != nullptr && (f.items() > 0 || lanes_[l].rs.bound_bytes != 0);
+  return lanes_[l].rs.buf != nullptr && records(lanes_[l]) > 0;
 }
 
 bool conveyor_core::make_room(int lane_no, std::size_t need) noexcept {
@@ -574,11 +567,8 @@ bool conveyor_core::make_room(int lane_no, std::size_t need) noexcept {
       cursors_[l] = {buf + k_header_bytes,
                      buf + (capacity_ - lim.offset) - std::max<std::size_t>(item_bytes_, 1) + 1};
     } else {  // runs restart
-      lanes_[l].f.buf = buf - lim.offset;
-      lanes_[l].f.reset(lim.offset + static_cast<std::uint32_t>(k_header_bytes));
-      lanes_[l].rs.count_at = 0;
-      lanes_[l].rs.bound_bytes = 0;
-      lanes_[l].open = 0;
+      attach(lanes_[l], buf - lim.offset, lim.offset + static_cast<std::uint32_t>(k_header_bytes),
+             capacity_);
     }
   }
   MAILROOM_CHECK(bytes_of_lane(l) + need <= capacity_ - s_->limits_[l].offset,
@@ -618,11 +608,12 @@ bool conveyor_core::push_whole_routed(int dest, const std::uint32_t& tag, const 
   if ((h & routes::k_prefixed) != 0)
     return put_record(li, tag, static_cast<std::uint32_t>(dest), payload, n, false, 0, stride);
   lane& ln = lanes_[static_cast<std::size_t>(li)];
-  fill& f = ln.f;
-  if (f.used() + 8 + stride > capacity_ && !make_room(li, 8 + stride)) return false;
+  if (!fits(ln, 8 + stride) && !make_room(li, 8 + stride)) return false;
   if (ln.open != key_of(tag)) open_run(ln, tag);
-  std::memcpy(f.buf + f.used(), payload, n);
-  f.add(static_cast<std::uint32_t>(stride), 1);
+  std::byte* out = ln.pos;
+  ln.pos = out + stride;
+  std::memcpy(out, payload, n);
+  ++ln.rs.run_items;
   return true;
 }
 
@@ -632,9 +623,8 @@ bool conveyor_core::put_record(int lane_index, std::uint32_t tag, std::uint32_t 
   if (stride == 0) stride = n;
   const auto li = static_cast<std::size_t>(lane_index);
   lane& ln = lanes_[li];
-  fill& f = ln.f;
   const std::size_t need = 8 + 8 + stride;  // a run's header, [dest][origin], the record
-  if (MAILROOM_UNLIKELY(f.used() + need > capacity_)) {
+  if (MAILROOM_UNLIKELY(!fits(ln, need))) {
     bool room;
     {
       const scoped_assign no_spill(g_may_spill, g_may_spill && !forwarded);
@@ -647,20 +637,13 @@ bool conveyor_core::put_record(int lane_index, std::uint32_t tag, std::uint32_t 
   }
   // Runs of routed lanes are keyed by the tag's value (odd: never a tag's address).
   const std::uintptr_t key = std::uintptr_t{tag} << 1 | 1u;
-  if (ln.open != key) {
-    close_run(ln);
-    std::memcpy(f.buf + f.used(), &tag, 4);
-    ln.open = key;
-    ln.rs.last = key;
-    ln.rs.count_at = f.used() + 4;
-    ln.rs.items_before = f.items();
-    f.add(8, 0);
-  }
-  std::byte* out = f.buf + f.used();
+  if (ln.open != key) open_run(ln, tag, key);
+  std::byte* out = ln.pos;
+  ln.pos = out + 8 + stride;
+  ++ln.rs.run_items;
   const std::uint32_t prefix[2] = {dest, forwarded ? origin : static_cast<std::uint32_t>(me_)};
   std::memcpy(out, prefix, 8);
   std::memcpy(out + 8, data, n);
-  f.add(static_cast<std::uint32_t>(8 + stride), 1);
   if (forwarded) {
     ++s_->forwarded_in_[li];
     ++s_->forwarded_items_;
@@ -706,8 +689,7 @@ void conveyor_core::ship(int lane_no) noexcept {
     s_->bufs_[l] = nullptr;
     cursors_[l] = {};
   } else {
-    lanes_[l].f.buf = nullptr;
-    lanes_[l].f.reset(capacity_);
+    detach(lanes_[l]);
   }
 }
 
@@ -1154,8 +1136,7 @@ void conveyor_core::pop_front() noexcept {
 std::int64_t conveyor_core::filling_items(std::vector<int>* to, std::size_t most) const {
   std::int64_t items = 0;
   for (std::size_t d = 0; d < dests(); ++d) {
-    const std::uint32_t n =
-        buffer_of(d) == nullptr ? 0 : items_of(d) + (lanes_.empty() ? 0 : bound_records(lanes_[d]));
+    const std::uint32_t n = buffer_of(d) == nullptr ? 0 : items_of(d);
     if (n == 0) continue;
     items += n;
     if (to != nullptr && to->size() < most) to->push_back(rt_.peer[d]);

@@ -166,9 +166,7 @@ class conveyor_core : public record_codec {
     // A new run's header, its constant words and the record's varying words.
     constexpr std::size_t worst = k_delta_run_header + 8 * W;
     MAILROOM_ASSERT(!lanes_.empty());  // a conveyor constructed with delta records
-    fill& f = ln.f;
-    std::uint64_t state = f.state;
-    if (MAILROOM_UNLIKELY(static_cast<std::uint32_t>(state) > delta_limit_[W])) {
+    if (MAILROOM_UNLIKELY(ln.pos >= ln.end)) {
       if (&ln == &always_full_lane_) {
         if constexpr (W <= k_unrolled_delta_words)
           return with_words<W>(
@@ -176,8 +174,8 @@ class conveyor_core : public record_codec {
         else
           return push_delta_routed<W>(index, tag, words_of<W>(words));
       }
-      if (!make_room(index, worst)) return false;
-      state = f.state;
+      // (Past `end`, the exact test: the buffer fills as far as the record fits.)
+      if (!fits(ln, worst) && !make_room(index, worst)) return false;
     }
     bool put = false;
     if constexpr (W <= k_unrolled_delta_words) {
@@ -190,7 +188,7 @@ class conveyor_core : public record_codec {
 // clang-format off
 #define MAILROOM_VARY_CASE(v)                                                  \
   case v:                                                                      \
-    if constexpr ((v) < (1u << W)) put = put_record<W, (v)>(ln, state, words); \
+    if constexpr ((v) < (1u << W)) put = put_record<W, (v)>(ln, words);        \
     break;
 #define MAILROOM_VARY_CASES(b)                                                     \
   MAILROOM_VARY_CASE(b + 0u) MAILROOM_VARY_CASE(b + 1u) MAILROOM_VARY_CASE(b + 2u) \
@@ -228,8 +226,7 @@ class conveyor_core : public record_codec {
   /// run of `tag` (the varying words are the set Wc..Wc+Wl-1). One key, one tag. Requires a
   /// conveyor constructed with delta records.
   /// The run's records are counted when it closes (close_run), so the push adds only its bytes
-  /// to the fill: an 8-bit constant, where bytes and count together take a 64-bit one that the
-  /// send loop would hold in a register or rebuild on every message.
+  /// to the lane's cursor, as every delta push does.
   template <std::size_t Wc, std::size_t Wl>
   [[nodiscard, gnu::always_inline]] bool push_bound(int dest, std::uintptr_t key,
                                                     const std::uint32_t& tag, const void* constant,
@@ -237,11 +234,9 @@ class conveyor_core : public record_codec {
     static_assert(Wc + Wl <= k_delta_words && Wl >= 1);
     MAILROOM_ASSERT(!lanes_.empty());  // a conveyor constructed with delta records
     lane& ln = by_dest_lane_[static_cast<std::size_t>(dest) & dest_mask_];
-    fill& f = ln.f;
-    const std::size_t used = f.used();
     constexpr std::size_t bytes = 8 * Wl;
     // With node routing every destination maps to always_full_lane_, whose run is never open.
-    if (MAILROOM_UNLIKELY(used + bytes > capacity_ || ln.open != key)) {
+    if (MAILROOM_UNLIKELY(ln.pos >= ln.end || ln.open != key)) {
       // The key and the words copied into one record made here (the varying ones as scalars
       // when few): their addresses passed out of line would keep the item and the sender in
       // memory on the fast path, and passed each by value they take the stack, which costs
@@ -253,9 +248,10 @@ class conveyor_core : public record_codec {
       else
         return push_bound_slow<Wc, Wl>(ln, dest, tag, bound_record<Wc, Wl>(key, constant, varying));
     }
-    // As a typed push: the words at the end, then one addition to the fill's state in memory.
-    std::memcpy(f.buf + used, varying, bytes);
-    f.add(static_cast<std::uint32_t>(bytes), 0);
+    // As a typed push: the words at the cursor, which moves past them.
+    std::byte* out = ln.pos;
+    ln.pos = out + bytes;
+    std::memcpy(out, varying, bytes);
     return true;
   }
 
@@ -267,14 +263,15 @@ class conveyor_core : public record_codec {
     constexpr std::size_t worst = 8 + Stride;
     MAILROOM_ASSERT(!lanes_.empty());  // a conveyor constructed with delta records
     lane& ln = by_dest_lane_[static_cast<std::size_t>(dest) & dest_mask_];
-    fill& f = ln.f;
-    if (MAILROOM_UNLIKELY(f.used() + worst > capacity_)) {
+    if (MAILROOM_UNLIKELY(!fits(ln, worst))) {
       if (&ln == &always_full_lane_) return push_whole_routed(dest, tag, payload, N, Stride);
       if (!make_room(dest, worst)) return false;
     }
     if (ln.open != key_of(tag)) open_run(ln, tag);
-    std::memcpy(f.buf + f.used(), payload, N);
-    f.add(Stride, 1);
+    std::byte* out = ln.pos;
+    ln.pos = out + Stride;
+    std::memcpy(out, payload, N);
+    ++ln.rs.run_items;
     return true;
   }
 
@@ -488,14 +485,14 @@ class conveyor_core : public record_codec {
                                          const bound_record<Wc, Wl>& r) noexcept {
     constexpr std::size_t W = Wc + Wl;
     if (&ln == &always_full_lane_) return push_delta_routed<W>(dest, tag, r.words);
-    fill& f = ln.f;
-    if (ln.open != r.key || f.used() + 8 * Wl > capacity_) {
+    if (ln.open != r.key || !fits(ln, 8 * Wl)) {
       constexpr std::size_t worst = k_delta_run_header + 8 * W;
-      if (f.used() + worst > capacity_ && !make_room(dest, worst)) return false;
+      if (!fits(ln, worst) && !make_room(dest, worst)) return false;
       open_bound_run<Wc, Wl>(ln, tag, r);
     }
-    std::memcpy(f.buf + f.used(), r.words.data() + Wc, 8 * Wl);
-    f.add(8 * Wl, 0);  // counted when the run closes
+    std::byte* out = ln.pos;
+    ln.pos = out + 8 * Wl;  // (counted when the run closes)
+    std::memcpy(out, r.words.data() + Wc, 8 * Wl);
     return true;
   }
   [[gnu::noinline]] bool push_whole_routed(int dest, const std::uint32_t& tag, const void* payload,
@@ -535,10 +532,6 @@ class conveyor_core : public record_codec {
   std::size_t dest_mask_ = ~std::size_t{0};  // (of lanes) 0 with node or mesh routing
   std::size_t (*record_bytes_)(std::uint32_t tag) = nullptr;
   std::vector<lane> lanes_;  // per lane (delta-record conveyors, direct: per PE; else empty)
-  /// Per record size W, the most a buffer may hold before a push_delta of W words, which may
-  /// open a run (capacity less the worst case of k_delta_run_header + 8 W bytes): one compare
-  /// against a member on the fast path.
-  std::array<std::uint32_t, k_delta_words + 1> delta_limit_{};
   std::uint32_t signature_;
   std::unique_ptr<cold> s_;
   [[nodiscard]] std::size_t dests() const noexcept { return cursors_.size() + lanes_.size(); }

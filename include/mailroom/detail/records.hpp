@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // How records are laid out in an aggregation buffer, as the inline send paths write them: a
-// lane's fill (bytes and items in one word), runs of delta-coded records (a run's header and
-// constant words once, then each record's varying words), bound senders' runs, variable-size
-// items, and the copies they are made with. conveyor_core (detail/conveyor_core.hpp) owns the
-// buffers, credits and routing; this is the part of its send path that only writes bytes. Not
-// API.
+// lane's cursor (records counted per run, not per push), runs of delta-coded records (a run's
+// header and constant words once, then each record's varying words), bound senders' runs,
+// variable-size items, and the copies they are made with. conveyor_core (detail/conveyor_core.hpp)
+// owns the buffers, credits and routing; this is the part of its send path that only writes bytes.
+// Not API.
 #pragma once
 
 #include "mailroom/error.hpp"
@@ -42,6 +42,10 @@ struct record_codec {
   /// Records of at most this many words get a sending path per set of varying words; larger
   /// ones one per number of varying words.
   static constexpr std::size_t k_unrolled_delta_words = 5;
+  /// Bytes a delta lane's `end` stops short of its buffer's end: the most one push_delta or
+  /// push_bound writes (a new run's header and a record of k_delta_words words), so that the
+  /// fast path's one test is pos < end whatever the record.
+  static constexpr std::size_t k_end_margin = k_delta_run_header + 8 * k_delta_words;
   /// Alignment of a push_delta/push_whole tag: its address's low bits hold a run's set of
   /// varying words (records of up to k_unrolled_delta_words words).
   static constexpr std::size_t k_tag_align = std::size_t{1} << k_unrolled_delta_words;
@@ -97,43 +101,33 @@ struct record_codec {
     std::byte* pos = nullptr;
     std::byte* end = nullptr;
   };
-  // A delta-record conveyor's lane's buffer: its start and its bytes and items, counted as
-  // records are written.
-  struct fill {
-    std::byte* buf = nullptr;
-    /// The bytes used (low half) and the items (high half) in one word, so that a push counts
-    /// both with one addition.
-    std::uint64_t state = 0;
-    [[nodiscard]] std::uint32_t used() const noexcept { return static_cast<std::uint32_t>(state); }
-    [[nodiscard]] std::uint32_t items() const noexcept {
-      return static_cast<std::uint32_t>(state >> 32);
-    }
-    static constexpr std::uint64_t packed(std::uint32_t used, std::uint32_t items) noexcept {
-      return used | std::uint64_t{items} << 32;
-    }
-    void add(std::uint32_t bytes, std::uint32_t items) noexcept { state += packed(bytes, items); }
-    void reset(std::uint32_t used) noexcept { state = packed(used, 0); }
-    void set_used(std::uint32_t used) noexcept { state = packed(used, items()); }
-  };
-  // The rest of a destination's run state: read when a run opens or closes, and by the sends of
-  // larger records.
+  // The rest of a destination's run state: read when a run opens or closes, by the slow
+  // paths, and by the sends of larger records.
   struct alignas(64) run_state {
     std::uint64_t base[k_delta_words] = {};  ///< the open run's first record (larger records)
     std::uintptr_t last = 0;                 ///< the address of the last run's tag
-    std::uint32_t count_at = 0;      ///< offset of the open run's count in the buffer; 0: no run
-    std::uint32_t items_before = 0;  ///< the buffer's items when the run opened
-    std::uint32_t vary = 0;          ///< words each record of the run carries
-    std::uint32_t varying = 0;       ///< how many (the bits set in `vary`)
-    /// An open push_bound run's record bytes (0: the open run is not one) and where its records
-    /// start: its records are counted when it closes, not per push.
-    std::uint32_t bound_bytes = 0, bound_from = 0;
+    /// The buffer, less the lane's offset (a slot lane's buffer starts that far into the
+    /// conveyor's capacity): the bytes used are pos - buf, within `capacity`. Null: none.
+    std::byte* buf = nullptr;
+    std::uint32_t capacity = 0;  ///< the conveyor's capacity, from buf
+    std::uint32_t items = 0;     ///< records of the buffer's closed runs
+    std::uint32_t count_at = 0;  ///< offset of the open run's count in the buffer; 0: no run
+    /// The open run's records: (bytes from run_from) / stride, where each record writes
+    /// `stride` bytes; those that write none (all constant) or have no fixed size (whole and
+    /// routed records) are counted one by one in run_items, with stride 0.
+    std::uint32_t run_from = 0, stride = 0, run_items = 0;
+    std::uint32_t vary = 0;                ///< words each record of the run carries
+    std::uint32_t varying = 0;             ///< how many (the bits set in `vary`)
     std::uint8_t pos[k_delta_words] = {};  ///< positions: the varying words, then the constant
   };
   // A destination of a delta-record conveyor, as a send of a record of up to
-  // k_unrolled_delta_words words sees it: its buffer, the open run's key and the run's first
-  // record, in its first cache line.
+  // k_unrolled_delta_words words sees it, in its first cache line: where the next record goes,
+  // where the fast path stops (k_end_margin short of the end: both null without a buffer, and
+  // for always_full_lane_), the open run's key and the run's first record. A push adds its
+  // bytes to `pos`, nothing more: records are counted when their run closes.
   struct alignas(64) lane {
-    fill f;
+    std::byte* pos = nullptr;
+    std::byte* end = nullptr;
     /// The open run's key: its tag's address, plus its set of varying words for records of up
     /// to k_unrolled_delta_words words (below k_tag_align); 0: no run open.
     std::uintptr_t open = 0;
@@ -143,6 +137,42 @@ struct record_codec {
     alignas(64) run_state rs;
   };
   static_assert(offsetof(lane, rs) == 64 && sizeof(lane) == 256);
+  // The bytes the lane's buffer holds (from rs.buf, so with the lane's offset).
+  static std::uint32_t used(const lane& ln) noexcept {
+    return static_cast<std::uint32_t>(ln.pos - ln.rs.buf);
+  }
+  // Whether `need` more bytes fit in the lane's buffer: the exact test of the slow paths (the
+  // fast path's pos < end leaves k_end_margin unused).
+  static bool fits(const lane& ln, std::size_t need) noexcept {
+    return ln.rs.buf != nullptr && used(ln) + need <= ln.rs.capacity;
+  }
+  // Gives the lane a buffer (`buf` less the lane's offset) whose records start at `from`.
+  static void attach(lane& ln, std::byte* buf, std::uint32_t from,
+                     std::uint32_t capacity) noexcept {
+    run_state& rs = ln.rs;
+    rs.buf = buf;
+    rs.capacity = capacity;
+    rs.items = 0;
+    rs.count_at = 0;
+    rs.run_items = 0;
+    ln.pos = buf + from;
+    ln.end = buf + (capacity - k_end_margin);
+    ln.open = 0;
+  }
+  // Takes the lane's buffer away (shipped): nothing fits until the next attach.
+  static void detach(lane& ln) noexcept {
+    ln.rs.buf = nullptr;
+    ln.pos = nullptr;
+    ln.end = nullptr;
+  }
+  // The records of the lane's open run (none if no run is open).
+  static std::uint32_t open_records(const lane& ln) noexcept {
+    const run_state& rs = ln.rs;
+    if (rs.count_at == 0) return 0;
+    return rs.run_items + (rs.stride == 0 ? 0 : (used(ln) - rs.run_from) / rs.stride);
+  }
+  // The records in the lane's buffer.
+  static std::uint32_t records(const lane& ln) noexcept { return ln.rs.items + open_records(ln); }
   // Where the open run's first record is kept for records of W words.
   template <std::size_t W>
   static std::uint64_t* base_of(lane& ln) noexcept {
@@ -151,40 +181,38 @@ struct record_codec {
     else
       return ln.rs.base;
   }
-  // Writes the open run's count (its records are the buffer's items since it opened): once per
-  // run, not per record. A push_bound run's records are counted here, into the buffer's items.
+  // Writes the open run's count, once per run, not per record, and adds it to the buffer's.
   static void close_run(lane& ln) noexcept {
     run_state& rs = ln.rs;
     if (rs.count_at == 0) return;
-    std::uint32_t count;
-    if (rs.bound_bytes != 0) {
-      count = bound_records(ln);
-      ln.f.add(0, count);
-      rs.bound_bytes = 0;
-    } else {
-      count = ln.f.items() - rs.items_before;
-    }
-    std::memcpy(ln.f.buf + rs.count_at, &count, 4);
+    const std::uint32_t count = open_records(ln);
+    std::memcpy(rs.buf + rs.count_at, &count, 4);
+    rs.items += count;
     rs.count_at = 0;
     ln.open = 0;
   }
-  // The records of the lane's open push_bound run (none if the open run is not one): not yet
-  // among the buffer's items.
-  static std::uint32_t bound_records(const lane& ln) noexcept {
-    const run_state& rs = ln.rs;
-    return rs.bound_bytes == 0 ? 0 : (ln.f.used() - rs.bound_from) / rs.bound_bytes;
-  }
-  // Starts a run [tag][count] at the end of the buffer, closing the one before.
-  static void open_run(lane& ln, const std::uint32_t& tag) noexcept {
-    close_run(ln);
-    fill& f = ln.f;
+  // Notes the run whose header starts at offset `at`, its records from the cursor on, of
+  // `stride` bytes each (0: counted one by one).
+  static void begin_run(lane& ln, std::uint32_t at, std::uint32_t stride) noexcept {
     run_state& rs = ln.rs;
-    std::memcpy(f.buf + f.used(), &tag, 4);
-    ln.open = key_of(tag);
-    rs.last = key_of(tag);
-    rs.count_at = f.used() + 4;
-    rs.items_before = f.items();
-    f.add(8, 0);
+    rs.count_at = at + 4;
+    rs.run_from = used(ln);
+    rs.stride = stride;
+    rs.run_items = 0;
+  }
+  // Starts a run [tag][count] of whole records at the cursor under `key`, closing the one
+  // before.
+  static void open_run(lane& ln, std::uint32_t tag, std::uintptr_t key) noexcept {
+    close_run(ln);
+    const std::uint32_t at = used(ln);
+    std::memcpy(ln.pos, &tag, 4);
+    ln.pos += 8;
+    ln.open = key;
+    ln.rs.last = key;
+    begin_run(ln, at, 0);
+  }
+  static void open_run(lane& ln, const std::uint32_t& tag) noexcept {
+    open_run(ln, tag, key_of(tag));
   }
   static std::uintptr_t key_of(const std::uint32_t& tag) noexcept {
     return reinterpret_cast<std::uintptr_t>(&tag);
@@ -234,21 +262,23 @@ struct record_codec {
 #endif
     std::memcpy(out, &w, 8);
   }
-  // Appends a record to the open run whose varying words are V (`state`: the lane's fill
-  // state); false (nothing written) if one of its constant words differs.
+  // Appends a record to the open run whose varying words are V; false (nothing written) if one
+  // of its constant words differs.
   template <std::size_t W, std::size_t V>
-  static bool put_record(lane& ln, std::uint64_t state, const void* words) noexcept {
+  static bool put_record(lane& ln, const void* words) noexcept {
     const bool same = [&]<std::size_t... K>(std::index_sequence<K...>) {
       return ((((V >> K) & 1u) != 0 || word_at(words, K) == ln.base[K]) && ...);
     }(std::make_index_sequence<W>{});
     if (MAILROOM_UNLIKELY(!same)) return false;
-    constexpr std::uint32_t bytes = 8 * std::popcount(V);
-    fill& f = ln.f;
-    std::byte* out = f.buf + static_cast<std::uint32_t>(state);
-    f.state = state + fill::packed(bytes, 1);
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      ((((V >> K) & 1u) != 0 ? (put_word(out, word_at(words, K)), out += 8) : out), ...);
-    }(std::make_index_sequence<W>{});
+    if constexpr (V == 0) {
+      ++ln.rs.run_items;
+    } else {
+      std::byte* out = ln.pos;
+      ln.pos = out + std::size_t{8} * std::popcount(V);
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        ((((V >> K) & 1u) != 0 ? (put_word(out, word_at(words, K)), out += 8) : out), ...);
+      }(std::make_index_sequence<W>{});
+    }
     return true;
   }
   // The same for larger records, whose sets of varying words are too many for a path each:
@@ -268,12 +298,11 @@ struct record_codec {
       [&]<std::size_t... J>(std::index_sequence<J...>) {
         ((v[J] = word_at(words, rs.pos[J])), ...);
       }(std::make_index_sequence<NV>{});
-      fill& f = ln.f;
-      std::byte* out = f.buf + f.used();
-      f.add(sizeof v, 1);
+      std::byte* out = ln.pos;
+      ln.pos = out + sizeof v;
       std::memcpy(out, v, sizeof v);
     } else {
-      ln.f.add(0, 1);
+      ++ln.rs.run_items;
     }
     return true;
   }
@@ -307,12 +336,12 @@ struct record_codec {
   }
   // Appends the record's varying words, and counts the record.
   static void put_varying(lane& ln, const void* words) noexcept {
-    fill& f = ln.f;
-    const run_state& rs = ln.rs;
-    std::byte* out = f.buf + f.used();
+    run_state& rs = ln.rs;
+    std::byte* out = ln.pos;
     for (std::uint32_t j = 0; j < rs.varying; ++j)
       std::memcpy(out + std::size_t{8} * j, word_ptr(words, rs.pos[j]), 8);
-    f.add(8 * rs.varying, 1);
+    ln.pos = out + std::size_t{8} * rs.varying;
+    if (rs.varying == 0) ++rs.run_items;
   }
   // Opens a run of push_delta records whose constant words are those of `words`, closing the
   // one before. The varying words are learnt: the same tag keeps its set, plus the words that
@@ -321,24 +350,22 @@ struct record_codec {
   template <std::size_t W>
   static void open_delta_run(lane& ln, const std::uint32_t& tag, const void* words) noexcept {
     MAILROOM_ASSERT(key_of(tag) % k_tag_align == 0);
-    fill& f = ln.f;
     run_state& rs = ln.rs;
     std::uint64_t* base = base_of<W>(ln);
     std::uint32_t vary = 0;
     if (rs.last == key_of(tag)) {
       vary = rs.vary;
-      if (rs.count_at != 0 && f.items() - rs.items_before < k_settled_run)
+      if (rs.count_at != 0 && open_records(ln) < k_settled_run)
         for (std::size_t k = 0; k < W; ++k)
           vary |= static_cast<std::uint32_t>(word_at(words, k) != base[k]) << k;
     }
     close_run(ln);
-    std::byte* h = f.buf + f.used();
+    const std::uint32_t at = used(ln);
+    std::byte* h = ln.pos;
     const std::uint32_t header[4] = {tag, 0, vary, 0};
     std::memcpy(h, header, sizeof header);
     ln.open = key_of(tag) + (W <= k_unrolled_delta_words ? vary : 0);
     rs.last = key_of(tag);
-    rs.count_at = f.used() + 4;
-    rs.items_before = f.items();
     rs.vary = vary;
     rs.varying = static_cast<std::uint32_t>(std::popcount(vary));
     std::byte* out = h + k_delta_run_header;
@@ -353,7 +380,8 @@ struct record_codec {
         out += 8;
       }
     }
-    f.set_used(static_cast<std::uint32_t>(out - f.buf));
+    ln.pos = out;
+    begin_run(ln, at, 8 * rs.varying);
   }
   // The item by value, out of line: were its address passed, the caller's fast path would
   // build the item in memory for it (and reload it, 5 instructions more per send in
@@ -408,17 +436,15 @@ struct record_codec {
     constexpr std::uint32_t vary =
         ((std::uint32_t{1} << (Wc + Wl)) - 1) & ~((std::uint32_t{1} << Wc) - 1);
     close_run(ln);
-    fill& f = ln.f;
-    std::byte* h = f.buf + f.used();
+    const std::uint32_t at = used(ln);
+    std::byte* h = ln.pos;
     const std::uint32_t header[4] = {tag, 0, vary, 0};
     std::memcpy(h, header, sizeof header);
     if constexpr (Wc > 0) std::memcpy(h + k_delta_run_header, r.words.data(), 8 * Wc);
+    ln.pos = h + k_delta_run_header + 8 * Wc;
     ln.open = r.key;
     ln.rs.last = r.key;
-    ln.rs.count_at = f.used() + 4;
-    f.set_used(f.used() + static_cast<std::uint32_t>(k_delta_run_header + 8 * Wc));
-    ln.rs.bound_bytes = 8 * Wl;
-    ln.rs.bound_from = f.used();
+    begin_run(ln, at, 8 * Wl);
   }
 };
 
