@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # The test suite, in two tiers. Usage: scripts/test.sh [--full]
 #
-# Default (what CI runs; about 30 minutes on 2 cores, half of it building): set up, then
-#  - release build (g++): every test (two long ones at fewer PEs), with the simulated machine
+# Default (what CI runs; about 28 minutes on 2 cores, half of it building): set up, then
+#  - release build (g++): every test (two long ones at fewer PEs, the global view on the
+#    simulated machine at 64 PEs, not 256), with the simulated machine
 #    at 256 PEs (exactly-once under each routing, collectives, teams, one-sided), and across
 #    emulated hosts all but five of the mini-apps and the hang tests (their one-host versions
 #    run);
@@ -19,10 +20,10 @@
 # Each tier's time is printed at its end.
 # --full adds what those leave out (about an hour more): clang-tidy over every source, the
 # mini-apps on the simulated machine at 256 PEs, and the rest across emulated hosts; MPICH with
-# the unit tests and at 3 PEs and more, and at 1 PE; under the sanitizers those too, the
-# mini-apps, the negative-compile tests and the rest of the simulated machine's, and 60 s of
-# fuzzing. The simulated machine at 1024 to 4096 PEs is
-# `ctest -L scale_full` in the release build (README).
+# the unit and misuse tests and at 3 PEs and more, and at 1 PE; under the sanitizers those too,
+# the mini-apps, the negative-compile tests and the rest of the simulated machine's, and 60 s of
+# fuzzing. The simulated machine at 1024 to 4096 PEs is `ctest -L scale_full` in the release
+# build (README).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -31,7 +32,7 @@ case "${1:-}" in
   --full) full=1 ;;
   "") ;;
   -h | --help)
-    sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
     ;;
   *)

@@ -159,9 +159,12 @@ struct record_codec {
     ln.end = buf + (capacity - k_end_margin);
     ln.open = 0;
   }
-  // Takes the lane's buffer away (shipped): nothing fits until the next attach.
+  // Takes the lane's buffer away (shipped, its runs closed): nothing fits and nothing is
+  // counted until the next attach.
   static void detach(lane& ln) noexcept {
+    MAILROOM_ASSERT(ln.rs.count_at == 0);
     ln.rs.buf = nullptr;
+    ln.rs.items = 0;
     ln.pos = nullptr;
     ln.end = nullptr;
   }
