@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ struct problem {
   std::int64_t messages = 0;         ///< messages per PE
   std::vector<std::uint64_t> words;  ///< this PE's payload as 64-bit words
   std::string text;                  ///< the same bytes as a string
+  /// The structs the record variants send, holding the same words (prepare_records): built
+  /// before the timed runs, as the other variants send the words above.
+  std::shared_ptr<void> records;
 };
 
 /// What a PE received: messages, bytes and a checksum of them (the words' sum and their sum
@@ -54,5 +58,9 @@ void string(const problem& pb, received& r);  // serialized<std::string>
 void vector(const problem& pb, received& r);  // serialized<std::vector<std::uint64_t>>
 // serialized<a struct of a number and the words> (the general path: a fresh value each)
 void record_of(const problem& pb, received& r);
+// the same struct marked reuse_decoded: decoded into the value the mailbox keeps
+void kept_record_of(const problem& pb, received& r);
+// The structs of record_of and kept_record_of, each holding a copy of words.
+std::shared_ptr<void> prepare_records(const std::vector<std::uint64_t>& words);
 
 }  // namespace mailroom::apps::large_messages

@@ -11,9 +11,10 @@
 //   mr::actor<mr::serialized<std::string>> names([&](const std::string& s, mr::pe from) {...});
 //   names.send(mr::pe(1), std::string("twelve"));
 //
-// T must be default-constructible (it is read into a fresh T; a string or vector of numbers into
-// one the mailbox keeps, whose memory the next message reuses). A large value is written straight
-// into its pieces, after a run of cereal that only counts its bytes. The sending and receiving
+// T must be default-constructible. It is read into a fresh T, or, for a string, a vector of
+// numbers, or a type marked `mailroom::reuse_decoded` (below), into one the mailbox keeps, whose
+// memory the next message reuses. A large value is written straight into its pieces, after a run
+// of cereal that only counts its bytes. The sending and receiving
 // PEs are the same kind of machine (cereal's binary archive is not portable between byte orders).
 #pragma once
 
@@ -76,7 +77,34 @@ class bytes_in final : public std::streambuf {
     setg(p, p, p + in.size());
   }
 };
+
+// Whether cereal loads every byte of a T into an existing one (a string, a vector of numbers:
+// resized, then read whole), so that decoding into a kept T gives what a fresh one would, and a
+// large one can be placed straight from its pieces (its layout: the element count, then the
+// elements' bytes).
+template <class T>
+inline constexpr bool refills = false;
+template <class C, class Tr, class A>
+inline constexpr bool refills<std::basic_string<C, Tr, A>> = std::is_arithmetic_v<C>;
+template <class U, class A>
+inline constexpr bool refills<std::vector<U, A>> =
+    std::is_arithmetic_v<U> && !std::is_same_v<U, bool>;
 }  // namespace detail
+
+/// Whether messages of serialized<T> are decoded into one T that the mailbox keeps from message
+/// to message (its memory reused: a stream of large messages takes no fresh pages each), rather
+/// than into a fresh T. True for strings and vectors of numbers. Mark a type of yours when its
+/// serialize function sets every member it holds on loading, as cereal's own types do (a vector
+/// is resized, a map cleared first), so that decoding into the last message's value gives what a
+/// fresh one would; a member it leaves alone would carry over from the last message:
+///
+///   template <>
+///   inline constexpr bool mailroom::reuse_decoded<my_record> = true;  // at namespace scope
+///
+/// (after my_record, before the first mailbox of it).
+/// The handler then sees the kept value (const T&), until the next message of the mailbox.
+template <class T>
+inline constexpr bool reuse_decoded = detail::refills<T>;
 
 /// The message type of a mailbox of values of T serialised with cereal (see the top of this
 /// header): `mailroom::mailbox<mailroom::serialized<T>>(handler)`, sent with send<I>(pe, value).
@@ -145,24 +173,13 @@ struct serialized {
 };
 
 namespace detail {
-// Whether cereal loads every byte of a T into an existing one (a string, a vector of numbers:
-// resized, then read whole), so that decoding into a kept T gives what a fresh one would.
-template <class T>
-inline constexpr bool refills = false;
-template <class C, class Tr, class A>
-inline constexpr bool refills<std::basic_string<C, Tr, A>> = std::is_arithmetic_v<C>;
-template <class U, class A>
-inline constexpr bool refills<std::vector<U, A>> =
-    std::is_arithmetic_v<U> && !std::is_same_v<U, bool>;
-
-// A T that refills is decoded into the one kept here (its memory reused: a stream of large
-// messages takes no fresh pages each), unless a handler runs on it now (it sent, and the send
-// ran this handler again) or a large message is being placed in it. A large message is placed:
-// its elements go from the pieces straight into the kept T, sized by its length (cereal's
-// layout: the element count, then the elements' bytes), and its first word is checked once all
-// have arrived.
+// A T that reuse_decoded marks is decoded into the one kept here (its memory reused), unless a
+// handler runs on it now (it sent, and the send ran this handler again) or a large message is
+// being placed in it. A large T that refills is placed: its elements go from the pieces straight
+// into the kept T, sized by its length, and its first word is checked once all have arrived.
+// Other large ones are decoded from the reassembled bytes into the kept T.
 template <class T, class H, class Sel>
-  requires refills<T>
+  requires reuse_decoded<T>
 struct decoding_handler<T, H, Sel> {
   H inner;
   T kept{};
@@ -175,7 +192,9 @@ struct decoding_handler<T, H, Sel> {
     serialized<T>::decode(bytes, kept);
     run(from, self);
   }
-  std::byte* place(std::uint64_t total, std::size_t& split) {
+  std::byte* place(std::uint64_t total, std::size_t& split)
+    requires refills<T>
+  {
     constexpr std::size_t tag = sizeof(cereal::size_type), elem = sizeof(typename T::value_type);
     if (busy || total < tag || (total - tag) % elem != 0) return nullptr;
     busy = true;
@@ -183,7 +202,9 @@ struct decoding_handler<T, H, Sel> {
     split = tag;
     return reinterpret_cast<std::byte*>(kept.data());
   }
-  void placed(std::uint64_t head, pe from, Sel& self) {
+  void placed(std::uint64_t head, pe from, Sel& self)
+    requires refills<T>
+  {
     cereal::size_type count;
     std::memcpy(&count, &head, sizeof count);
     MAILROOM_CHECK(count == kept.size(),
@@ -201,8 +222,8 @@ struct decoding_handler<T, H, Sel> {
   }
 };
 template <class T, class H, class Sel>
-  requires refills<T>
-inline constexpr bool places_pieces<decoding_handler<T, H, Sel>> = true;
+  requires reuse_decoded<T>
+inline constexpr bool places_pieces<decoding_handler<T, H, Sel>> = refills<T>;
 }  // namespace detail
 
 }  // namespace mailroom

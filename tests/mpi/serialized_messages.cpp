@@ -3,8 +3,11 @@
 // unchanged, exactly once.
 //  - Mailbox 0 carries a struct of a string, a vector of neighbours and a map, of random sizes
 //    (some larger than a buffer: they go in pieces); each field is a function of (sender,
-//    message number), checked by the handler, which replies on mailbox 1 with a string.
-//  - An actor of serialized<std::vector<std::string>> carries lists of names.
+//    message number), checked by the handler, which replies on mailbox 1 with a string. The
+//    struct is marked reuse_decoded: each message is decoded into the value the last one left
+//    (a longer or shorter name, more or fewer neighbours and labels).
+//  - An actor of serialized<std::vector<std::string>> carries lists of names (each decoded into
+//    a fresh value).
 //  - Vectors of numbers (decoded into the mailbox's kept vector; those larger than a buffer
 //    written there straight from their pieces) relayed from PE to PE by the handler: a send
 //    while the handler runs on the kept vector, which may run the handler again.
@@ -70,6 +73,10 @@ std::vector<std::int64_t> make_relay(int origin, std::int64_t k, std::size_t roo
 
 }  // namespace
 
+template <>
+inline constexpr bool mr::reuse_decoded<vertex> = true;
+static_assert(!mr::reuse_decoded<std::vector<std::string>>);
+
 int main(int argc, char** argv) {
   mr::runtime rt(argc, argv);
   const std::int64_t n = argc > 1 ? std::atoll(argv[1]) : 5000;
@@ -99,8 +106,9 @@ int main(int argc, char** argv) {
 
   std::int64_t sent_bytes = 0, sent_names = 0;
   for (std::int64_t k = 0; k < n; ++k) {
-    const auto to = mr::pe(static_cast<int>(mix(static_cast<std::uint64_t>(k) + 17 * g_me) %
-                                            static_cast<std::uint64_t>(g_pes)));
+    const auto to = mr::pe(static_cast<int>(
+        mix(static_cast<std::uint64_t>(k) + 17 * static_cast<std::uint64_t>(g_me)) %
+        static_cast<std::uint64_t>(g_pes)));
     const vertex v = make_vertex(g_me, k);
     sent_bytes += static_cast<std::int64_t>(v.name.size());
     sel.send<0>(to, v);
