@@ -249,9 +249,8 @@ class conveyor_core : public record_codec {
         return push_bound_slow<Wc, Wl>(ln, dest, tag, bound_record<Wc, Wl>(key, constant, varying));
     }
     // As a typed push: the words at the cursor, which moves past them.
-    std::byte* out = ln.pos;
-    ln.pos = out + bytes;
-    std::memcpy(out, varying, bytes);
+    std::memcpy(ln.pos, varying, bytes);
+    ln.pos += bytes;
     return true;
   }
 
