@@ -14,8 +14,8 @@
 // T must be default-constructible. It is read into a fresh T, or, for a string, a vector of
 // numbers, or a type marked `mailroom::reuse_decoded` (below), into one the mailbox keeps, whose
 // memory the next message reuses. A large value is written straight into its pieces, after a run
-// of cereal that only counts its bytes. The sending and receiving
-// PEs are the same kind of machine (cereal's binary archive is not portable between byte orders).
+// of cereal that only counts its bytes. The sending and receiving PEs are the same kind of
+// machine (cereal's binary archive is not portable between byte orders).
 #pragma once
 
 #include "mailroom/error.hpp"
