@@ -43,10 +43,12 @@ endif()
 
 # mailroom_add_mpi_test(name SOURCES a.cpp ... | TARGET existing-target
 #                       RANKS 1 2 3 4 [ARGS ...] [TIMEOUT s] [LIBS ...]
-#                       [WILL_FAIL_WITH regex [FORBID regex]] [ENV VAR=value ...])
+#                       [WILL_FAIL_WITH regex [FORBID regex]] [ENV VAR=value ...] [SERIAL])
+# SERIAL: ctest runs it alone (a test whose PEs wait inside MPI for each other, which MPI may do
+# by spinning: beside another job on few cores, each wait lasts until the other is scheduled).
 function(mailroom_add_mpi_test name)
-  cmake_parse_arguments(T "" "TIMEOUT;WILL_FAIL_WITH;FORBID;TARGET" "SOURCES;RANKS;ARGS;LIBS;ENV"
-                        ${ARGN})
+  cmake_parse_arguments(T "SERIAL" "TIMEOUT;WILL_FAIL_WITH;FORBID;TARGET"
+                        "SOURCES;RANKS;ARGS;LIBS;ENV" ${ARGN})
   set(target ${name})
   if(T_TARGET)
     set(target ${T_TARGET})
@@ -109,18 +111,39 @@ function(mailroom_add_mpi_test name)
     endif()
     set_tests_properties(${name}.np${np} PROPERTIES TIMEOUT ${T_TIMEOUT} PROCESSORS 1
                          ENVIRONMENT "${_mailroom_mpi_env};${T_ENV}" LABELS "${_labels}")
+    if(T_SERIAL)
+      set_tests_properties(${name}.np${np} PROPERTIES RUN_SERIAL TRUE)
+    endif()
   endforeach()
 endfunction()
 
 # mailroom_add_neg_test(name SOURCE file.cpp EXPECT regex): the file must not compile, and the
-# compiler must say EXPECT (the static_assert's message).
+# compiler must say EXPECT (the static_assert's message). The test runs the compiler itself, with
+# the include directories, definitions and options a target linked to mailroom would get, and
+# only checks (-fsyntax-only: a static_assert fails in the checking, before code is made): no
+# build in the shared tree, so the tests run side by side.
 function(mailroom_add_neg_test name)
   cmake_parse_arguments(T "" "SOURCE;EXPECT" "" ${ARGN})
-  add_executable(${name} EXCLUDE_FROM_ALL ${T_SOURCE})
-  target_link_libraries(${name} PRIVATE mailroom::mailroom)
+  add_library(${name} INTERFACE)  # (carries the usage requirements the command reads)
+  target_link_libraries(${name} INTERFACE mailroom::mailroom)
+  # (without the compiler's own directories, as CMake leaves them out of its compile lines)
+  set(implicit)
+  foreach(dir IN LISTS CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES)
+    string(REGEX REPLACE "([][+.*?^$()|\\])" "\\\\\\1" dir "${dir}")
+    list(APPEND implicit "^${dir}$")
+  endforeach()
+  list(JOIN implicit "|" implicit)
+  set(includes "$<TARGET_PROPERTY:${name},INTERFACE_INCLUDE_DIRECTORIES>")
+  if(implicit)
+    set(includes "$<FILTER:${includes},EXCLUDE,${implicit}>")
+  endif()
+  set(defines "$<TARGET_PROPERTY:${name},INTERFACE_COMPILE_DEFINITIONS>")
   add_test(NAME ${name}
-           COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target ${name})
-  # Each test runs a build in the shared tree: never two at once.
-  set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${T_EXPECT}" LABELS neg
-                       RESOURCE_LOCK mailroom_build_tree)
+           COMMAND ${CMAKE_CXX_COMPILER} ${CMAKE_CXX20_STANDARD_COMPILE_OPTION} -fsyntax-only
+                   "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>"
+                   "$<$<BOOL:${defines}>:-D$<JOIN:${defines},;-D>>"
+                   "$<TARGET_PROPERTY:${name},INTERFACE_COMPILE_OPTIONS>"
+                   ${CMAKE_CURRENT_SOURCE_DIR}/${T_SOURCE}
+           COMMAND_EXPAND_LISTS)
+  set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${T_EXPECT}" LABELS neg)
 endfunction()
