@@ -1193,8 +1193,12 @@ bool conveyor_core::step_stream() {
       s_->state_ = stream::draining;
       [[fallthrough]];
     case stream::draining:
+      // Ended also needs every buffer this PE shipped handed to the transport: one still in the
+      // backlog (waiting for a credit) is counted in the ends sent, and the selector may be
+      // destroyed once it has finished here (gather_async, a future of finished()).
       if (s_->links_open_[k_final] > 0 || s_->links_open_[k_delivery] > 0 ||
-          s_->received_items_ < announced_items() || !s_->arrivals_.empty())
+          s_->received_items_ < announced_items() || !s_->arrivals_.empty() ||
+          !s_->backlog_.empty())
         return false;
       MAILROOM_CHECK(s_->received_items_ == announced_items(),
                      "mailbox #{} received {} items but {} were sent to this PE", id_,
