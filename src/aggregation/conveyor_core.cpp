@@ -664,10 +664,12 @@ void conveyor_core::ship(int lane_no) noexcept {
   s_->room_sent_ += capacity_ - offset - static_cast<std::int64_t>(k_header_bytes);
   ++s_->buffers_to_[l];
   // Only this PE's own items count as sent (mr::quiesce, the waves of cycles): forwarded ones
-  // were counted where they came from.
+  // were counted where they came from. A delivery lane's are all forwarded (forward_run does not
+  // count them one by one); other lanes count theirs.
   std::int64_t own = items;
   if (routed_) {
-    own -= s_->forwarded_in_[l];
+    MAILROOM_ASSERT(s_->forwarded_in_[l] <= items);
+    own = rt_.cls[l] == k_delivery ? 0 : own - s_->forwarded_in_[l];
     s_->forwarded_in_[l] = 0;
   }
   s_->sent_items_ += own;
@@ -811,10 +813,16 @@ struct conveyor_core::node_step {
         far_size(far < 0 ? 0 : static_cast<std::uint32_t>(conv.rt_.layout.size(far))),
         origins(far < 0 ? node_layout::members_view{} : conv.rt_.layout.members_of(far)) {}
   // A transit item for PE `dest`: the network lane of its node and the prefix there, the two
-  // indices (checked: the job stops on an item that leads nowhere from here).
+  // indices (checked: the job stops on an item that leads nowhere from here). With the layout's
+  // form a constant (F), where a loop over a buffer calls it: no branch on the form per item.
   [[nodiscard]] std::pair<int, std::uint32_t> transit(std::uint32_t dest) const noexcept {
+    return transit_in(where.f, dest);
+  }
+  template <class F = node_layout::form>
+  [[nodiscard]] std::pair<int, std::uint32_t> transit_in(F f, std::uint32_t dest) const noexcept {
     if (MAILROOM_UNLIKELY(dest >= pes)) c.bad_forward(source, dest);
-    const node_layout::place at = where.where(static_cast<int>(dest));
+    const node_layout::place at =
+        node_layout::where_by(f, where.div, where.node_of, where.local_of, static_cast<int>(dest));
     const std::uint32_t h = node_hop[static_cast<std::size_t>(at.node)];
     const int lane = routes::lane_of_hop(h);
     if (MAILROOM_UNLIKELY((h & routes::k_prefixed) == 0 ||
@@ -823,12 +831,18 @@ struct conveyor_core::node_step {
     return {lane, static_cast<std::uint32_t>(at.local) | from << 16};
   }
   // An item from the network with prefix `w`: its delivery lane and its origin PE (checked).
+  // Listed: whether the far node's PEs are a list (the table form), else a formula.
+  [[nodiscard]] std::pair<int, std::uint32_t> network(std::uint32_t w) const noexcept {
+    return origins.list != nullptr ? network<true>(w) : network<false>(w);
+  }
+  template <bool Listed>
   [[nodiscard]] std::pair<int, std::uint32_t> network(std::uint32_t w) const noexcept {
     const std::uint32_t dest_local = w & 0xffffu, origin_local = w >> 16;
     if (MAILROOM_UNLIKELY(dest_local >= members || origin_local >= far_size))
       c.bad_forward(source, w);
+    const auto i = static_cast<int>(origin_local);
     return {delivery + static_cast<int>(dest_local),
-            static_cast<std::uint32_t>(origins.pe(static_cast<int>(origin_local)))};
+            static_cast<std::uint32_t>(Listed ? origins.list[i] : origins.base + i * origins.step)};
   }
 };
 
@@ -864,10 +878,13 @@ struct conveyor_core::var_items {
 };
 
 // Node routing's typed items of one buffer from [p, end), the usual case, in one loop per queue
-// (Transit: from a transit lane, else from the network): each item's lane and prefix (the
-// routes' tables, copied in `s`, stay in registers), then its copy, the items counted once per
-// run. Returns where it stopped: at end, or at an item whose lane had no room.
-template <bool Transit, class Items>
+// and layout form (Form: from a transit lane, the layout's form as a constant; from the network,
+// whether the far node's PEs are listed): each item's lane and prefix (the routes' tables,
+// copied in `s`, stay in registers), then its copy. Items are counted once per run, and only
+// transit items per lane: a network lane carries this PE's own items too, which ship() tells
+// from forwarded ones by that count; a delivery lane carries forwarded items only. Returns where
+// it stopped: at end, or at an item whose lane had no room.
+template <bool Transit, class Form, class Items>
 const std::byte* conveyor_core::forward_run(const std::byte* p, const std::byte* end, Items items,
                                             const node_step& step, std::int64_t& moved) noexcept {
   const node_step s = step;
@@ -879,21 +896,25 @@ const std::byte* conveyor_core::forward_run(const std::byte* p, const std::byte*
       static_cast<std::ptrdiff_t>(need - (std::max<std::size_t>(item_bytes_, 1) - 1));
   cursor* const lanes = cursors_.data();
   std::uint32_t* const in = s_->forwarded_in_.data();
-  std::int64_t done = 0;
+  const std::byte* const from = p;
   for (; p < end; p += need) {
     std::uint32_t w;
     std::memcpy(&w, p, 4);
-    const auto [lane_no, prefix] = Transit ? s.transit(w) : s.network(w);
+    const auto [lane_no, prefix] = [&] {
+      if constexpr (Transit)
+        return s.transit_in(Form{}, w);
+      else
+        return s.template network<Form::value>(w);
+    }();
     cursor& c = lanes[lane_no];
     if (MAILROOM_UNLIKELY(c.end - c.pos < reach) && !room_for(lane_no, need, true)) break;
     std::byte* const out = c.pos;
     std::memcpy(out, &prefix, 4);
     std::memcpy(out + 4, p + 4, n);
     c.pos = out + need;
-    ++in[lane_no];
-    ++done;
+    if constexpr (Transit) ++in[lane_no];
   }
-  moved += done;
+  moved += static_cast<std::int64_t>(static_cast<std::size_t>(p - from) / need);
   return p;
 }
 
@@ -926,8 +947,26 @@ bool conveyor_core::forward_items(std::size_t q, Items items) noexcept {
         // Node routing's typed items, the usual case: one loop per queue (forward_run).
         const node_step step(*this, t.source, from, far);
         std::int64_t moved = 0;
-        p = q == 0 ? forward_run<true>(p, end, items, step, moved)
-                   : forward_run<false>(p, end, items, step, moved);
+        using form = node_layout::form;
+        const auto run = [&]<bool Transit, class Form>(std::bool_constant<Transit>, Form) {
+          return forward_run<Transit, Form>(p, end, items, step, moved);
+        };
+        if (q == 0) {
+          switch (step.where.f) {
+            case form::blocked:
+              p = run(std::true_type{}, std::integral_constant<form, form::blocked>{});
+              break;
+            case form::cyclic:
+              p = run(std::true_type{}, std::integral_constant<form, form::cyclic>{});
+              break;
+            default:
+              p = run(std::true_type{}, std::integral_constant<form, form::table>{});
+          }
+        } else if (step.origins.list != nullptr) {
+          p = run(std::false_type{}, std::true_type{});
+        } else {
+          p = run(std::false_type{}, std::false_type{});
+        }
         const bool stopped = p < end;
         at = static_cast<std::uint32_t>(p - (t.buf + k_header_bytes));
         s_->forwarded_items_ += moved;

@@ -51,6 +51,23 @@ void check_room(const routes& r, int size, const char* routing) {
                  routing, r.lanes(), size);
 }
 
+// Node routing's links (routes::node). With at least as many other nodes as PEs on node a, one
+// PE owns a's link to node b: PE b mod size(a), and the link lands on PE a mod size(b) of node b.
+// With fewer, every PE owns one: PE i the link to the (i mod (nodes - 1))-th other node, landing
+// on PE i mod size(b) there; a PE reaches another node through the PE of its own group of
+// nodes - 1 that owns that link (the group below if its own group is short of it), and through
+// its own link when that leads there (at 2 nodes, every PE: no transit hop).
+int node_link_owner(const node_layout& l, int a, int i, int b) {
+  const int size = l.size(a), others = l.nodes() - 1;
+  if (others >= size) return b % size;
+  const int k = b < a ? b : b - 1;  // b's place among a's other nodes
+  const int owner = i - i % others + k;
+  return owner < size ? owner : owner - others;
+}
+int node_link_landing(const node_layout& l, int a, int owner, int b) {
+  return (l.nodes() - 1 >= l.size(a) ? a : owner) % l.size(b);
+}
+
 // The transit lane of stage s to the PE of this node with index i.
 std::uint32_t transit_lane(const routes& r, int s, int i) {
   const int base = r.transit_base[static_cast<std::size_t>(s)];
@@ -292,7 +309,6 @@ routes routes::node(int me, const node_layout& l) {
   const int nodes = l.nodes();
   const auto [a, i] = l.where(me);
   const std::vector<int> mine = l.members(a);
-  const int size = l.size(a);
 
   routes r;
   r.routed = true;
@@ -305,20 +321,32 @@ routes routes::node(int me, const node_layout& l) {
   // Per other node: its network lane if this PE owns the link, else the transit lane to the
   // owner (this node: 0, the final lanes).
   r.node_hop.assign(static_cast<std::size_t>(nodes), 0);
-  for (int b = 0; b < nodes; ++b)
-    if (b != a)
-      r.node_hop[static_cast<std::size_t>(b)] =
-          k_prefixed |
-          (b % size == i
-               ? static_cast<std::uint32_t>(add_lane(r, l.pe(b, a % l.size(b)), k_network))
-               : transit_lane(r, 0, b % size));
+  for (int b = 0; b < nodes; ++b) {
+    if (b == a) continue;
+    const int owner = node_link_owner(l, a, i, b);
+    std::uint32_t lane = 0;
+    if (owner == i)
+      lane = static_cast<std::uint32_t>(
+          add_lane(r, l.pe(b, node_link_landing(l, a, i, b)), k_network));
+    else
+      lane = transit_lane(r, 0, owner);
+    r.node_hop[static_cast<std::size_t>(b)] = k_prefixed | lane;
+  }
   check_room(r, l.widest(), "node");
 
-  // What ends here besides the node's lanes: the network lanes of the nodes whose link to this
-  // one lands here (node c's link to node a is owned by its PE a mod size(c), lands on PE
-  // c mod size).
-  for (int c = 0; c < nodes; ++c)
-    if (c != a && c % size == i) r.in_peers[k_network].push_back(l.pe(c, a % l.size(c)));
+  // What ends here besides the node's lanes: the network lanes of the PEs of other nodes whose
+  // link to this node lands here. The owners of node c's links to this node: PE a mod size(c),
+  // or with fewer other nodes than PEs there, every PE whose index is this node's place among
+  // c's other nodes, mod nodes - 1.
+  for (int c = 0; c < nodes; ++c) {
+    if (c == a) continue;
+    const int c_size = l.size(c), others = nodes - 1;
+    const bool one = others >= c_size;
+    for (int j = one ? a % c_size : (a < c ? a : a - 1); j < c_size; j += one ? c_size : others) {
+      MAILROOM_ASSERT(node_link_owner(l, c, j, a) == j);
+      if (node_link_landing(l, c, j, a) == i) r.in_peers[k_network].push_back(l.pe(c, j));
+    }
+  }
   return r;
 }
 

@@ -295,8 +295,10 @@ struct routes {
   /// leads to member r, and only members send here. A team's lanes grow with its size, which
   /// for the rows and columns of a grid is sqrt(P).
   static routes members(int me, int pes, const std::vector<int>& members);
-  /// Node routing. The link from node a to node b is owned by PE b mod size(a) of node a and
-  /// lands on PE a mod size(b) of node b.
+  /// Node routing. With at least as many other nodes as PEs on node a, its link to node b is
+  /// owned by PE b mod size(a) and lands on PE a mod size(b) of node b; with fewer, each PE i
+  /// of a owns the link to the (i mod (nodes - 1))-th other node, landing on PE i mod size(b)
+  /// there (routes.cpp, node_link_owner).
   static routes node(int me, const node_layout& l);
   /// (node_of[p] is PE p's node, local_of[p] its index there: node_layout::of.)
   static routes node(int me, const std::vector<int>& node_of, const std::vector<int>& local_of) {

@@ -162,6 +162,37 @@ TEST(Routes, EveryItemReachesItsDestinationInAtMostThreeHops) {
   }
 }
 
+TEST(Routes, FewerNodesThanPesPerNodeSpreadTheirLinksOverEveryPe) {
+  // With fewer other nodes than PEs on a node, every PE owns one network link, PE i the one to
+  // the (i mod (nodes - 1))-th other node, landing on PE i mod size there; at 2 nodes an item
+  // crosses no transit lane: its sender's link, then at most a delivery lane.
+  for (const auto& [pes, per_node] :
+       std::vector<std::pair<int, int>>{{4, 2}, {6, 4}, {16, 8}, {12, 4}, {16, 4}, {64, 16}}) {
+    const int nodes = (pes + per_node - 1) / per_node;
+    const auto r = all_routes(blocks(pes, per_node));
+    for (const routes& x : r) {
+      int network = 0;
+      for (int l = 0; l < x.lanes(); ++l) network += x.cls[l] == k_network ? 1 : 0;
+      EXPECT_EQ(network, 1) << pes << " PEs, " << per_node << " per node: PE " << x.me;
+      const int k = x.my_local % (nodes - 1), node = x.me / per_node;
+      const int far = k < node ? k : k + 1;
+      const int far_size = std::min(per_node, pes - far * per_node);
+      EXPECT_EQ(x.peer[x.network_base], far * per_node + x.my_local % far_size)
+          << pes << " PEs, " << per_node << " per node: PE " << x.me;
+    }
+    for (int s = 0; s < pes; ++s)
+      for (int d = 0; d < pes; ++d) {
+        const auto p = path(r, s, d);
+        ASSERT_FALSE(p.empty()) << pes << " PEs, " << per_node << " per node: " << s << " -> " << d;
+        if (nodes == 2) {
+          EXPECT_LE(p.size(), 3u) << s << " -> " << d;
+        }
+      }
+    expect_links_agree(r);
+    expect_lane_lookup(r);
+  }
+}
+
 TEST(Routes, NodesInterleavedAmongRanks) {
   // Ranks dealt round-robin over 3 nodes of uneven size (as a cyclic launcher mapping does).
   layout l;

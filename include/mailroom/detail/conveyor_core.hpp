@@ -453,7 +453,7 @@ class conveyor_core : public record_codec {
   template <class Items>
   bool forward_items(std::size_t q, Items items) noexcept;
   struct node_step;  // node routing's next hop for a forwarded item (conveyor_core.cpp)
-  template <bool Transit, class Items>
+  template <bool Transit, class Form, class Items>
   const std::byte* forward_run(const std::byte* p, const std::byte* end, Items items,
                                const node_step& step, std::int64_t& moved) noexcept;
   template <std::size_t N>
