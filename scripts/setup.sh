@@ -30,7 +30,5 @@ fi
 
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
 # MAILROOM_TARGETS="a b": build only those targets (the ThreadSanitizer stage of the tests).
-# One job more than cores: a core whose job waits on the disk or a link takes the next (the
-# MPICH configuration on 2 cores: 155 s against 165 with 2 jobs).
 # shellcheck disable=SC2086
-cmake --build "$build_dir" -j "$(($(nproc) + 1))" ${MAILROOM_TARGETS:+--target $MAILROOM_TARGETS}
+cmake --build "$build_dir" -j "$(nproc)" ${MAILROOM_TARGETS:+--target $MAILROOM_TARGETS}
