@@ -246,6 +246,22 @@ template <std::size_t N, std::size_t Words>
                          [&](std::byte* out) { std::memcpy(out, item, N > 0 ? N : n); });
 }
 
+// put_n of this PE's own item of N bytes where its lane has room (false, nothing written, where
+// not): no call, for push_routed_sized.
+template <std::size_t N, std::size_t Words>
+[[gnu::always_inline]] inline bool conveyor_core::put_if_room(int lane_no,
+                                                              const std::uint32_t* prefix,
+                                                              const std::byte* item) noexcept {
+  constexpr std::size_t need = N + 4 * Words;
+  cursor& c = cursors_[static_cast<std::size_t>(lane_no)];
+  // (room_of: a typed conveyor's cursor ends N - 1 bytes short of its buffer's end.)
+  if (MAILROOM_UNLIKELY(need > static_cast<std::size_t>(c.end - c.pos) + N - 1)) return false;
+  if constexpr (Words > 0) std::memcpy(c.pos, prefix, 4 * Words);
+  std::memcpy(c.pos + 4 * Words, item, N);
+  c.pos += need;
+  return true;
+}
+
 // A typed item of this PE's, routed: to a PE of this node directly, else after its prefix.
 template <std::size_t N>
 bool conveyor_core::push_routed_n(int dest, const void* item) noexcept {
@@ -264,8 +280,31 @@ bool conveyor_core::push_routed_n(int dest, const void* item) noexcept {
   return put_n<N, 1>(lane_no, &prefix, item, false);
 }
 
+// push_routed_n's common case, where the item's lane has room for it: a leaf function (the
+// send loop's every routed push comes here), so that it saves no registers. A lane without room
+// leaves by a tail call to push_routed_full, which makes room or refuses.
 template <std::size_t N>
 bool conveyor_core::push_routed_sized(int dest, item_copy<N> c, retry_fn<N> retry) noexcept {
+  const node_layout::place w = rt_.layout.where(dest);
+  const std::uint32_t h = rt_.node_hop[static_cast<std::size_t>(w.node)];
+  if ((h & routes::k_prefixed) == 0) {  // a PE of this node: its lane, no prefix
+    if (put_if_room<N, 0>(w.local, nullptr, c.b)) return true;
+  } else if (const int lane_no = static_cast<int>(h & ((1u << routes::k_lane_bits) - 1));
+             rt_.gridded) {
+    const std::uint32_t both[2] = {static_cast<std::uint32_t>(dest),
+                                   static_cast<std::uint32_t>(me_)};
+    if (put_if_room<N, 2>(lane_no, both, c.b)) return true;
+  } else {
+    const std::uint32_t prefix =
+        rt_.cls[static_cast<std::size_t>(lane_no)] == k_transit
+            ? static_cast<std::uint32_t>(dest)
+            : static_cast<std::uint32_t>(w.local) | static_cast<std::uint32_t>(rt_.my_local) << 16;
+    if (put_if_room<N, 1>(lane_no, &prefix, c.b)) return true;
+  }
+  return push_routed_full<N>(dest, c, retry);
+}
+template <std::size_t N>
+bool conveyor_core::push_routed_full(int dest, item_copy<N> c, retry_fn<N> retry) noexcept {
   return push_routed_n<N>(dest, c.b) || retry_or_refuse(dest, c, retry);
 }
 template bool conveyor_core::push_routed_sized<4>(int, item_copy<4>, retry_fn<4>) noexcept;

@@ -428,6 +428,10 @@ class conveyor_core : public record_codec {
   template <std::size_t N>
   [[gnu::noinline]] bool push_routed_sized(int dest, item_copy<N> c, retry_fn<N> retry) noexcept;
   template <std::size_t N>
+  [[gnu::noinline]] bool push_routed_full(int dest, item_copy<N> c, retry_fn<N> retry) noexcept;
+  template <std::size_t N, std::size_t Words>
+  bool put_if_room(int lane_no, const std::uint32_t* prefix, const std::byte* item) noexcept;
+  template <std::size_t N>
   [[gnu::noinline]] bool push_routed_copy(int dest, item_copy<N> c, retry_fn<N> retry) noexcept {
     return push_routed(dest, c.b) || retry_or_refuse(dest, c, retry);
   }
