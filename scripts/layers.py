@@ -24,11 +24,12 @@ LAYERS = [
     ("common", "src/common",
      ["config.hpp", "error.hpp", "pe.hpp", "version.hpp", "statistics.hpp",
       "detail/thread.hpp", "detail/small_pool.hpp", "detail/callback.hpp",
-      "detail/reduction.hpp", "detail/signature.hpp"],
+      "detail/reduction.hpp", "detail/signature.hpp", "detail/index_division.hpp"],
      ["common/environment.hpp", "common/guard.hpp", "common/hooks.hpp", "common/pe_local.hpp",
       "common/trace.hpp"],
      "errors with call sites and the fatal path, the `MAILROOM_*` table, tracing, per-PE globals "
-     "(for the simulated machine), mailbox signatures, scope guards, which worker a thread is"),
+     "(for the simulated machine), mailbox signatures, scope guards, which worker a thread is, "
+     "division of global indices"),
     ("transport", "src/transport",
      ["simulate.hpp"],
      ["transport/transport.hpp"],

@@ -64,6 +64,7 @@ set(allowed_detail
     buffer.hpp           # a buffer's wire header, read by mailboxes' handler dispatch
     callback.hpp         # futures' continuations (future.hpp)
     conveyor_core.hpp    # the inline push paths of conveyors and mailboxes
+    index_division.hpp   # the distributions' division of a global index (distribution.hpp)
     inplace.hpp          # a selector's mailboxes, held inside it (selector.hpp)
     lambda_registry.hpp  # lambda messages' handlers, registered by type (selector.hpp)
     mailboxes.hpp        # the mailbox classes behind a selector, and handler dispatch

@@ -4,6 +4,7 @@
 // actors, gather and distributed arrays take one wherever they take a (PE, local index) pair.
 #pragma once
 
+#include "mailroom/detail/index_division.hpp"
 #include "mailroom/error.hpp"
 #include "mailroom/pe.hpp"
 #include "mailroom/runtime.hpp"
@@ -80,25 +81,31 @@ template <distribution D>
 class cyclic {
  public:
   /// Unbounded, over num_pes() PEs.
-  cyclic() : n_(std::numeric_limits<std::int64_t>::max()), pes_(num_pes()) {}
+  cyclic() noexcept : cyclic(std::numeric_limits<std::int64_t>::max(), detail::job_division()) {}
   /// n indices over num_pes() PEs (n < 0 stops the job at the caller's line).
   explicit cyclic(std::int64_t n, source_location loc = source_location::current())
-      : cyclic(n, num_pes(), loc) {}
+      : cyclic(n, detail::job_division()) {
+    detail::check_distribution("cyclic", n, pes_, loc);
+  }
   /// n indices over `pes` PEs.
   cyclic(std::int64_t n, int pes, source_location loc = source_location::current())
       : n_(n), pes_(pes) {
     detail::check_distribution("cyclic", n, pes, loc);
+    const detail::index_magic by = detail::index_magic_for(pes);
+    m_ = by.m;
+    s_ = by.s;
   }
 
-  /// The PE that holds g.
-  [[nodiscard]] pe owner(std::int64_t g) const noexcept { return pe(g % pes_); }
+  /// The PE that holds g (0 <= g < 2^63, as for every member here).
+  [[nodiscard]] pe owner(std::int64_t g) const noexcept { return locate(g).owner; }
   /// g's index on its owner.
   [[nodiscard]] std::size_t local(std::int64_t g) const noexcept {
-    return static_cast<std::size_t>(g / pes_);
+    return static_cast<std::size_t>(detail::index_quotient(g, m_, s_));
   }
   /// Owner and local index at once.
   [[nodiscard]] place locate(std::int64_t g) const noexcept {
-    return {pe(g % pes_), static_cast<std::size_t>(g / pes_)};
+    const std::int64_t q = detail::index_quotient(g, m_, s_);
+    return {pe(g - q * pes_), static_cast<std::size_t>(q)};
   }
   /// The global index at local index l of PE p.
   [[nodiscard]] std::int64_t global(pe p, std::size_t l) const noexcept {
@@ -109,7 +116,7 @@ class cyclic {
   /// How many indices PE p holds.
   [[nodiscard]] std::size_t local_size(pe p) const noexcept {
     // (ceil((n - r) / P), written so that an unbounded n cannot overflow)
-    return n_ > p.rank() ? static_cast<std::size_t>((n_ - p.rank() - 1) / pes_ + 1) : 0;
+    return n_ > p.rank() ? static_cast<std::size_t>(local(n_ - p.rank() - 1) + 1) : 0;
   }
   /// Indices from g on that g's owner holds consecutively: g alone (P > 1).
   [[nodiscard]] std::int64_t contiguous(std::int64_t g) const noexcept {
@@ -117,11 +124,20 @@ class cyclic {
   }
   /// {owner, local index} as a pair (gather's `where`, before distributions).
   std::pair<pe, std::size_t> operator()(std::int64_t g) const noexcept {
-    return {pe(g % pes_), static_cast<std::size_t>(g / pes_)};
+    const place w = locate(g);
+    return {w.owner, w.local};
   }
 
  private:
-  std::int64_t n_, pes_;
+  // Over num_pes(), whose division the runtime computed (one call: a closure may build a cyclic{}
+  // per message).
+  cyclic(std::int64_t n, const detail::job_pes& job) noexcept
+      : n_(n), m_(job.m), pes_(job.pes), s_(job.s) {}
+
+  std::int64_t n_;
+  std::uint64_t m_ = 0;  // division by P (detail::index_magic)
+  std::int32_t pes_ = 1;
+  std::uint32_t s_ = 0;
 };
 
 /// Contiguous blocks: PE p holds [p * b, (p + 1) * b) with b = ceil(size / P) (the last PEs may
@@ -135,17 +151,21 @@ class block {
   block(std::int64_t n, int pes, source_location loc = source_location::current())
       : n_(n), b_(std::max<std::int64_t>(1, (n + std::max(pes, 1) - 1) / std::max(pes, 1))) {
     detail::check_distribution("block", n, pes, loc);
+    const detail::index_magic by = detail::index_magic_for(b_);
+    m_ = by.m;
+    s_ = by.s;
   }
 
-  /// The PE that holds g.
-  [[nodiscard]] pe owner(std::int64_t g) const noexcept { return pe(g / b_); }
-  /// g's index on its owner.
-  [[nodiscard]] std::size_t local(std::int64_t g) const noexcept {
-    return static_cast<std::size_t>(g % b_);
+  /// The PE that holds g (0 <= g < 2^63, as for every member here).
+  [[nodiscard]] pe owner(std::int64_t g) const noexcept {
+    return pe(detail::index_quotient(g, m_, s_));
   }
+  /// g's index on its owner.
+  [[nodiscard]] std::size_t local(std::int64_t g) const noexcept { return locate(g).local; }
   /// Owner and local index at once.
   [[nodiscard]] place locate(std::int64_t g) const noexcept {
-    return {pe(g / b_), static_cast<std::size_t>(g % b_)};
+    const std::int64_t k = detail::index_quotient(g, m_, s_);
+    return {pe(k), static_cast<std::size_t>(g - k * b_)};
   }
   /// The global index at local index l of PE p.
   [[nodiscard]] std::int64_t global(pe p, std::size_t l) const noexcept {
@@ -161,11 +181,13 @@ class block {
   [[nodiscard]] std::int64_t block_size() const noexcept { return b_; }
   /// Indices from g on that g's owner holds consecutively: the rest of g's block.
   [[nodiscard]] std::int64_t contiguous(std::int64_t g) const noexcept {
-    return std::min(n_, (g / b_ + 1) * b_) - g;
+    return std::min(n_, (detail::index_quotient(g, m_, s_) + 1) * b_) - g;
   }
 
  private:
   std::int64_t n_, b_;
+  std::uint64_t m_ = 0;  // division by b (detail::index_magic)
+  std::uint32_t s_ = 0;
 };
 
 /// Blocks of b dealt round robin (ScaLAPACK's): block k = g / b on PE k % P, at local index
@@ -183,13 +205,23 @@ class block_cyclic {
     if (MAILROOM_UNLIKELY(b < 1))
       detail::fail(loc.file_name(), static_cast<int>(loc.line()),
                    fmt::format("block_cyclic: block size {} (at least 1)", b));
+    const detail::index_magic by_b = detail::index_magic_for(b),
+                              by_p = detail::index_magic_for(pes);
+    m_b_ = by_b.m;
+    m_p_ = by_p.m;
+    s_b_ = static_cast<std::uint16_t>(by_b.s);
+    s_p_ = static_cast<std::uint16_t>(by_p.s);
   }
 
-  /// The PE that holds g.
-  [[nodiscard]] pe owner(std::int64_t g) const noexcept { return pe((g / b_) % pes_); }
+  /// The PE that holds g (0 <= g < 2^63, as for every member here).
+  [[nodiscard]] pe owner(std::int64_t g) const noexcept { return locate(g).owner; }
   /// g's index on its owner.
-  [[nodiscard]] std::size_t local(std::int64_t g) const noexcept {
-    return static_cast<std::size_t>((g / b_ / pes_) * b_ + g % b_);
+  [[nodiscard]] std::size_t local(std::int64_t g) const noexcept { return locate(g).local; }
+  /// Owner and local index at once.
+  [[nodiscard]] place locate(std::int64_t g) const noexcept {
+    const std::int64_t k = detail::index_quotient(g, m_b_, s_b_);  // g's block
+    const std::int64_t round = detail::index_quotient(k, m_p_, s_p_);
+    return {pe(k - round * pes_), static_cast<std::size_t>(round * b_ + (g - k * b_))};
   }
   /// The global index at local index l of PE p.
   [[nodiscard]] std::int64_t global(pe p, std::size_t l) const noexcept {
@@ -202,7 +234,7 @@ class block_cyclic {
   /// Indices from g on that g's owner holds consecutively: the rest of g's block (the whole
   /// remainder on one PE).
   [[nodiscard]] std::int64_t contiguous(std::int64_t g) const noexcept {
-    return pes_ == 1 ? n_ - g : std::min(n_, (g / b_ + 1) * b_) - g;
+    return pes_ == 1 ? n_ - g : std::min(n_, (detail::index_quotient(g, m_b_, s_b_) + 1) * b_) - g;
   }
   /// How many indices PE p holds.
   [[nodiscard]] std::size_t local_size(pe p) const noexcept {
@@ -213,7 +245,10 @@ class block_cyclic {
   }
 
  private:
-  std::int64_t n_, b_, pes_;
+  std::int64_t n_, b_;
+  std::uint64_t m_b_ = 0, m_p_ = 0;  // division by b and by P (detail::index_magic)
+  std::int32_t pes_ = 1;
+  std::uint16_t s_b_ = 0, s_p_ = 0;
 };
 
 /// A message to the element at a local index: what send(dist, g, value) delivers to the owner of

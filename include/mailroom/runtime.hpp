@@ -4,6 +4,7 @@
 #pragma once
 
 #include "mailroom/config.hpp"
+#include "mailroom/detail/index_division.hpp"
 #include "mailroom/detail/send_context.hpp"
 #include "mailroom/pe.hpp"
 #include "mailroom/statistics.hpp"
@@ -72,6 +73,16 @@ class runtime {
 [[nodiscard]] pe this_pe() noexcept;
 /// The number of PEs in the job.
 [[nodiscard]] int num_pes() noexcept;
+namespace detail {
+/// num_pes() and the division by it (index_magic_for), computed when the runtime starts: what
+/// cyclic{} takes in one call (a closure may build one per message).
+struct job_pes {
+  std::uint64_t m;
+  std::int32_t pes;
+  std::uint32_t s;
+};
+[[nodiscard]] job_pes job_division() noexcept;
+}  // namespace detail
 /// The PE that sent the message whose handler is running (-1 outside handlers): a PE of the job,
 /// also in a handler of a selector over a team, whose `from` is a rank in the team.
 [[nodiscard]] inline pe sender() noexcept { return pe(detail::send_context::current_source); }

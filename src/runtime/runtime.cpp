@@ -34,6 +34,7 @@ namespace mailroom {
 
 namespace {
 bool g_runtime_exists = false;
+detail::job_pes g_job_pes{};  // num_pes() and the division by it (cyclic's)
 
 // Idle sleep when this node's threads outnumber its cores and MAILROOM_IDLE_SLEEP_NS is not set: a
 // PE that spins while it waits takes the core from one that has work (MPI libraries yield in this
@@ -116,6 +117,7 @@ std::unique_ptr<transport::collective_context> g_barrier, g_quiesce;
 std::vector<void (*)() noexcept> g_stops;  // at_runtime_stop's
 std::vector<void (*)()> g_at_barrier;      // at_barrier's
 MAILROOM_PE_LOCAL(g_runtime_exists);
+MAILROOM_PE_LOCAL(g_job_pes);
 MAILROOM_PE_LOCAL(g_stops);
 MAILROOM_PE_LOCAL(g_at_barrier);
 MAILROOM_PE_LOCAL(g_barrier);
@@ -199,6 +201,8 @@ void start(int* argc, char*** argv, communicator comm) {
   }
   g_barrier = std::make_unique<transport::collective_context>();
   g_quiesce = std::make_unique<transport::collective_context>();
+  const detail::index_magic by_pes = detail::index_magic_for(transport::size());
+  g_job_pes = {by_pes.m, transport::size(), by_pes.s};
   g_runtime_exists = true;
   if (workers > 1) {
     MAILROOM_CHECK(!simulated(),
@@ -291,6 +295,10 @@ pe this_pe() noexcept {
 int num_pes() noexcept {
   if (MAILROOM_UNLIKELY(!g_runtime_exists)) before_runtime("mailroom::num_pes()");
   return transport::size();
+}
+detail::job_pes detail::job_division() noexcept {
+  if (MAILROOM_UNLIKELY(!g_runtime_exists)) before_runtime("mailroom::num_pes()");
+  return g_job_pes;
 }
 double wtime() noexcept {
   if (MAILROOM_UNLIKELY(!g_runtime_exists)) before_runtime("mailroom::wtime()");

@@ -130,6 +130,9 @@ static_assert(!mr::distribution<int>);
 static_assert(!mr::distribution<mr::pe>);
 static_assert(std::is_trivially_copyable_v<mr::cyclic> && std::is_trivially_copyable_v<mr::block> &&
               std::is_trivially_copyable_v<mr::block_cyclic>);
+// Words a closure that captures one compares per send.
+static_assert(sizeof(mr::cyclic) == 24 && sizeof(mr::block) == 32 &&
+              sizeof(mr::block_cyclic) == 40);
 
 TEST(Distribution, ImpossibleSizesStopAtTheCallersLine) {
   EXPECT_EXIT(mr::block(-1, 2), testing::ExitedWithCode(1),
@@ -139,3 +142,54 @@ TEST(Distribution, ImpossibleSizesStopAtTheCallersLine) {
 }
 
 }  // namespace
+
+// The multiply-and-shift division the distributions use, against the CPU's divide: divisors small
+// and large, powers of two and their neighbours, up to 2^63 - 1; indices at the edges and spread
+// over [0, 2^63).
+TEST(Distribution, IndexDividerIsExact) {
+  constexpr std::int64_t top = std::numeric_limits<std::int64_t>::max();
+  std::vector<std::int64_t> divisors;
+  for (std::int64_t d = 1; d <= 300; ++d) divisors.push_back(d);
+  for (int k = 9; k < 63; ++k)
+    for (const std::int64_t off : {-1, 0, 1}) divisors.push_back((std::int64_t{1} << k) + off);
+  for (const std::int64_t d :
+       {std::int64_t{1000003}, std::int64_t{2147483647}, std::int64_t{4611686018427387903}, top})
+    divisors.push_back(d);
+  std::uint64_t state = 0x9e3779b97f4a7c15u;  // splitmix64
+  const auto next = [&state] {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+  };
+  for (const std::int64_t d : divisors) {
+    const mr::detail::index_magic by = mr::detail::index_magic_for(d);
+    std::vector<std::int64_t> ns = {0, 1, d - 1, d, top, top - 1, top - d + 1};
+    if (d < top / 2)
+      ns.insert(ns.end(), {d + 1, 2 * d - 1, 2 * d, (top / d) * d, (top / d) * d - 1});
+    for (int i = 0; i < 2000; ++i) {
+      const auto n = static_cast<std::int64_t>(next() >> 1);
+      ns.push_back(n);
+      ns.push_back(n >> (i % 62));  // small ones too
+    }
+    for (const std::int64_t n : ns) {
+      if (n >= 0) {
+        ASSERT_EQ(mr::detail::index_quotient(n, by.m, by.s), n / d) << n << " / " << d;
+      }
+    }
+  }
+}
+
+TEST(Distribution, LargeIndicesPlaceAsByDivision) {
+  constexpr std::int64_t top = std::numeric_limits<std::int64_t>::max();
+  for (const int P : {1, 2, 3, 7, 1000, 65537}) {
+    const mr::cyclic cp(top, P);
+    const mr::block_cyclic bc(top, 1000, P);
+    for (const std::int64_t g : {top, top - 1, top / 3, (std::int64_t{1} << 40) + 12345}) {
+      EXPECT_EQ(cp.owner(g).rank(), static_cast<int>(g % P));
+      EXPECT_EQ(cp.local(g), static_cast<std::size_t>(g / P));
+      EXPECT_EQ(bc.owner(g).rank(), static_cast<int>(g / 1000 % P));
+      EXPECT_EQ(bc.local(g), static_cast<std::size_t>(g / 1000 / P * 1000 + g % 1000));
+    }
+  }
+}
