@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The test suite, in two tiers. Usage: scripts/test.sh [--full]
 #
-# Default (what CI runs; 28-32 minutes on 2 cores, half of it building): set up, then
+# Default (what CI runs; about 28 minutes on 2 cores, half of it building): set up, then
 #  - release build (g++): every test (two long ones at fewer PEs, the global view on the
 #    simulated machine at 64 PEs, not 256), with the simulated machine
 #    at 256 PEs (exactly-once under each routing, collectives, teams, one-sided), and across
