@@ -96,7 +96,7 @@ class cyclic {
     s_ = by.s;
   }
 
-  /// The PE that holds g (0 <= g < 2^63, as for every member here).
+  /// The PE that holds g (0 <= g < 2^63, as for every member here; a negative g has PE -1).
   [[nodiscard]] pe owner(std::int64_t g) const noexcept { return locate(g).owner; }
   /// g's index on its owner.
   [[nodiscard]] std::size_t local(std::int64_t g) const noexcept {
@@ -104,6 +104,7 @@ class cyclic {
   }
   /// Owner and local index at once.
   [[nodiscard]] place locate(std::int64_t g) const noexcept {
+    if (MAILROOM_UNLIKELY(g < 0)) return {pe(-1), 0};  // (a send there stops at the caller's line)
     const std::int64_t q = detail::index_quotient(g, m_, s_);
     return {pe(g - q * pes_), static_cast<std::size_t>(q)};
   }
@@ -156,14 +157,13 @@ class block {
     s_ = by.s;
   }
 
-  /// The PE that holds g (0 <= g < 2^63, as for every member here).
-  [[nodiscard]] pe owner(std::int64_t g) const noexcept {
-    return pe(detail::index_quotient(g, m_, s_));
-  }
+  /// The PE that holds g (0 <= g < 2^63, as for every member here; a negative g has PE -1).
+  [[nodiscard]] pe owner(std::int64_t g) const noexcept { return locate(g).owner; }
   /// g's index on its owner.
   [[nodiscard]] std::size_t local(std::int64_t g) const noexcept { return locate(g).local; }
   /// Owner and local index at once.
   [[nodiscard]] place locate(std::int64_t g) const noexcept {
+    if (MAILROOM_UNLIKELY(g < 0)) return {pe(-1), 0};
     const std::int64_t k = detail::index_quotient(g, m_, s_);
     return {pe(k), static_cast<std::size_t>(g - k * b_)};
   }
@@ -213,12 +213,13 @@ class block_cyclic {
     s_p_ = static_cast<std::uint16_t>(by_p.s);
   }
 
-  /// The PE that holds g (0 <= g < 2^63, as for every member here).
+  /// The PE that holds g (0 <= g < 2^63, as for every member here; a negative g has PE -1).
   [[nodiscard]] pe owner(std::int64_t g) const noexcept { return locate(g).owner; }
   /// g's index on its owner.
   [[nodiscard]] std::size_t local(std::int64_t g) const noexcept { return locate(g).local; }
   /// Owner and local index at once.
   [[nodiscard]] place locate(std::int64_t g) const noexcept {
+    if (MAILROOM_UNLIKELY(g < 0)) return {pe(-1), 0};
     const std::int64_t k = detail::index_quotient(g, m_b_, s_b_);  // g's block
     const std::int64_t round = detail::index_quotient(k, m_p_, s_p_);
     return {pe(k - round * pes_), static_cast<std::size_t>(round * b_ + (g - k * b_))};

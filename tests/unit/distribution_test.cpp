@@ -180,6 +180,16 @@ TEST(Distribution, IndexDividerIsExact) {
   }
 }
 
+// A negative index has no owner: PE -1, which a send refuses at the caller's line.
+TEST(Distribution, NegativeIndicesHaveNoOwner) {
+  for (const std::int64_t g :
+       {std::int64_t{-1}, std::int64_t{-7}, std::numeric_limits<std::int64_t>::min()}) {
+    EXPECT_EQ(mr::cyclic(100, 3).owner(g).rank(), -1);
+    EXPECT_EQ(mr::block(100, 3).owner(g).rank(), -1);
+    EXPECT_EQ(mr::block_cyclic(100, 4, 3).owner(g).rank(), -1);
+  }
+}
+
 TEST(Distribution, LargeIndicesPlaceAsByDivision) {
   constexpr std::int64_t top = std::numeric_limits<std::int64_t>::max();
   for (const int P : {1, 2, 3, 7, 1000, 65537}) {
