@@ -10,8 +10,8 @@ namespace mailroom::detail {
 /// Division of an index 0 <= n < 2^63 by a divisor 1 <= d < 2^63 fixed beforehand, with a
 /// multiply and a shift where the CPU's divide takes tens of cycles: m = ceil(2^(63+l) / d) with
 /// 2^l >= d is exact for 63-bit n (Granlund and Montgomery, 1994) and fits in 64 bits, and
-/// n * m >> (63 + l) is the product's high word shifted by l - 1 (d > 1; d = 1 is m = 0). The
-/// distributions keep m and l beside their other words (a closure that captures one compares
+/// n * m >> (63 + l) is the product's high word shifted by s = l - 1 (d > 1; d = 1 is m = 0). The
+/// distributions keep m and s beside their other words (a closure that captures one compares
 /// every word per send).
 struct index_magic {
   std::uint64_t m = 0;  // 0: d = 1
