@@ -22,8 +22,8 @@ std::vector<std::int64_t> lambda(std::int64_t n_per_pe, std::uint64_t seed) {
       if (loser != -1) again(again, loser + k_missed);
     });
   };
-  for (std::int64_t d = this_pe().rank() * n_per_pe; d < (this_pe().rank() + 1) * n_per_pe; ++d)
-    toss(toss, d);
+  const std::int64_t first = this_pe().rank() * n_per_pe;  // (not a call per dart)
+  for (std::int64_t d = first; d < first + n_per_pe; ++d) toss(toss, d);
   darts.done<0>();
   darts.wait();
   std::vector<std::int64_t> part;

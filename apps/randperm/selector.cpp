@@ -18,8 +18,8 @@ std::vector<std::int64_t> selector(std::int64_t n_per_pe, std::uint64_t seed) {
         if ((d & k_value) < (t & k_value)) std::swap(d, t);
         if (d != -1) self.template send<0>(pe(slot(d + k_missed) % P), d + k_missed);
       })};
-  for (std::int64_t d = this_pe().rank() * n_per_pe; d < (this_pe().rank() + 1) * n_per_pe; ++d)
-    darts.send<0>(pe(slot(d) % P), d);
+  const std::int64_t first = this_pe().rank() * n_per_pe;  // (not a call per dart)
+  for (std::int64_t d = first; d < first + n_per_pe; ++d) darts.send<0>(pe(slot(d) % P), d);
   darts.done<0>();
   darts.wait();
   std::vector<std::int64_t> part;

@@ -51,8 +51,9 @@ result lambda(const sparse_matrix& a, const sparse_matrix& at) {
     if (--r.left != 1) return;
     (*x.self)->send<0>(pe(r.sum % x.P), [=, g = l * x.P + x.me, c = r.sum, lev = r.level] {
       const context& y = *here;
-      for (const std::int64_t s : y.at->row(c / y.P))
-        if (s != g) (*y.self)->send<1>(pe(s % y.P), [=, l = s / y.P] { again(again, l, c, lev); });
+      const std::int64_t pes = y.P;  // (a local: y.P would be loaded again after every send)
+      for (const std::int64_t s : y.at->row(c / pes))
+        if (s != g) (*y.self)->send<1>(pe(s % pes), [=, l = s / pes] { again(again, l, c, lev); });
     });
   };
   // Sends may run closures, which change counts: the input's single-nonzero rows pivot (a

@@ -192,6 +192,13 @@ future<void> start_all_to_all_v(const team& t, const void* send, const int* send
                                 const int* send_displs, void* recv, const int* recv_counts,
                                 const int* recv_displs, std::size_t elem_bytes, bool wait);
 future<void> start_barrier(const team& t, bool wait);
+/// The blocking all_reduce and exclusive_scan: start_*(..., true) without a future to return,
+/// so that the call passes every argument in a register (one on the stack, in a call that may
+/// throw, costs the calling function its frame-pointer register: docs/design.md).
+void all_reduce_now(const team& t, const void* in, void* out, std::size_t count,
+                    const reduction& r);
+void exclusive_scan_now(const team& t, const void* in, void* out, std::size_t count,
+                        const reduction& r);
 }  // namespace detail
 
 // ---- all_reduce --------------------------------------------------------------------------------
@@ -218,7 +225,7 @@ T all_reduce(const T& v, Op op = {}, const team& t = team::world(),
   const detail::call_site here(loc);
   detail::check_value<T>();
   T out = v;
-  (void)detail::start_all_reduce(t, &v, &out, 1, detail::reduction_of<T>(op), true);
+  detail::all_reduce_now(t, &v, &out, 1, detail::reduction_of<T>(op));
   return out;
 }
 /// Element-wise: out[i] = in[i] combined over the members. Both spans, of the same size on
@@ -297,7 +304,7 @@ T exclusive_scan(const T& v, const T& init, Op op = {}, const team& t = team::wo
   const detail::call_site here(loc);
   detail::check_value<T>();
   T out = init;
-  (void)detail::start_exclusive_scan(t, &v, &out, 1, detail::reduction_of<T>(op), true);
+  detail::exclusive_scan_now(t, &v, &out, 1, detail::reduction_of<T>(op));
   return t.rank() == 0 ? init : op(init, out);
 }
 

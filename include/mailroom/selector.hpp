@@ -408,6 +408,7 @@ class selector : detail::blocked_sends {
   // send that the mailbox takes, which goes into this worker's staging block for the mailbox
   // (worker 0 drains it into the aggregation buffers). The message by value: a reference would
   // make the send loop build every closure on the stack (histogram lambda: 5.4 -> 11 ns).
+  // noexcept, as blocked_sends' paths are (see there).
   // A send that the mailbox does not take here: stops the job, naming the caller's line.
   [[noreturn, gnu::cold, gnu::noinline]] void refuse(std::size_t i, int dest,
                                                      source_location loc) const {
@@ -416,7 +417,7 @@ class selector : detail::blocked_sends {
   }
   template <class T>
   [[gnu::cold, gnu::noinline]] void stage(detail::mailbox_base& box, std::size_t i, int dest, T msg,
-                                          source_location loc) const {
+                                          source_location loc) const noexcept {
     if (MAILROOM_UNLIKELY(!pool_admitted(box, dest))) refuse(i, dest, loc);
     if (dest == box.self_from) {  // handled from the block, by any worker (no conveyor)
       std::memcpy(box.staged.room_local(static_cast<std::uint32_t>(sizeof(T))), &msg, sizeof(T));
@@ -456,7 +457,7 @@ class selector : detail::blocked_sends {
   }
   [[gnu::cold, gnu::noinline]] void send_large(detail::mailbox_base& box, detail::var_sends& v,
                                                std::size_t i, pe dest, const void* data,
-                                               std::size_t len, source_location loc) {
+                                               std::size_t len, source_location loc) noexcept {
     send_pieces(box, v, i, dest, len, loc, [&](detail::piece_writer& w) { w.write(data, len); });
   }
   // The largest variable-size item a pool worker's staging block holds (after [dest][0]).
@@ -465,7 +466,7 @@ class selector : detail::blocked_sends {
   // block, [dest][0][len][0][payload] (or [len][0][payload] to this PE).
   [[gnu::cold, gnu::noinline]] void stage_var(detail::mailbox_base& box, detail::var_sends& v,
                                               std::size_t i, int dest, const void* payload,
-                                              std::uint32_t word, source_location loc) {
+                                              std::uint32_t word, source_location loc) noexcept {
     if (MAILROOM_UNLIKELY(!pool_admitted(box, dest))) refuse(i, dest, loc);
     const std::uint32_t len = word & detail::conveyor_core::k_var_len;
     if (len > k_stage_room) {
@@ -486,7 +487,7 @@ class selector : detail::blocked_sends {
   }
   template <class L>
   [[gnu::cold, gnu::noinline]] void stage_lambda(detail::mailbox_base& box, std::size_t i, int dest,
-                                                 L closure, source_location loc) const {
+                                                 L closure, source_location loc) const noexcept {
     if (MAILROOM_UNLIKELY(!pool_admitted(box, dest))) refuse(i, dest, loc);
     constexpr std::uint32_t bytes = 16 + (sizeof(L) + 7) / 8 * 8;
     if (dest == box.self_from) {  // handled from the block, by any worker (no conveyor)

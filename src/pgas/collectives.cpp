@@ -56,6 +56,14 @@ future<void> start_exclusive_scan(const team& t, const void* in, void* out, std:
   return launch(t, "exclusive_scan", wait,
                 [&](transport::group& g) { return g.start_exscan(in, out, count, r); });
 }
+void all_reduce_now(const team& t, const void* in, void* out, std::size_t count,
+                    const reduction& r) {
+  (void)start_all_reduce(t, in, out, count, r, true);
+}
+void exclusive_scan_now(const team& t, const void* in, void* out, std::size_t count,
+                        const reduction& r) {
+  (void)start_exclusive_scan(t, in, out, count, r, true);
+}
 future<void> start_broadcast(const team& t, void* data, std::size_t bytes, int root, bool wait) {
   MAILROOM_CHECK(root >= 0 && root < t.size(),
                  "broadcast: root {} is not a member rank in "

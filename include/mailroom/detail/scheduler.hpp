@@ -10,6 +10,7 @@
 #include "mailroom/pe.hpp"
 #include "mailroom/termination.hpp"
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -54,13 +55,17 @@ class mailbox_base {
   }
 
   conveyor_core conveyor;
+  /// Keeps what follows off the conveyor's cache lines. Padding rather than alignas(64): an
+  /// over-aligned mailbox makes every function that holds a selector on its stack realign its
+  /// frame, which takes a register for the frame pointer from the user's send loop.
+  std::byte apart_from_conveyor[k_cache_line] = {};
   /// Where sends may come from now, as scheduler::k_from_user and k_from_handler bits: from
   /// user code while the mailbox is an entry not yet done, from handlers until the runtime
-  /// closes it on this PE. Read by the pool workers' sends too: on a cache line of its own
+  /// closes it on this PE. Read by the pool workers' sends too: on cache lines of its own
   /// with the staging's slots (which they read per send), away from what worker 0 writes per
   /// buffer (the conveyor's state, the staging's queue). Sharing one line with them cost a pool
   /// worker's send about 8 ns (1 PE x 2 workers, histogram).
-  alignas(64) std::atomic<std::uint8_t> accepts;
+  std::atomic<std::uint8_t> accepts;
   /// The same for the send fast path, as one bound per value of sending_from (1, 2, 4 and 8):
   /// the mailbox's PEs (the team's members over a team) where it accepts sends from there,
   /// else 0. A send compares its destination with its context's bound, which checks both at
@@ -98,6 +103,8 @@ class mailbox_base {
   /// Its name (mailbox_spec::named), for errors, the watchdog and statistics; may be empty.
   std::string name;
 };
+static_assert(alignof(mailbox_base) <= alignof(std::max_align_t),
+              "over-aligned, a mailbox makes every function holding a selector realign its frame");
 
 class selector_core;
 

@@ -18,6 +18,8 @@ namespace mailroom::detail {
 /// The slow paths of send: the buffer for dest is full and cannot be shipped yet. They run
 /// progress until the push goes through, out of line and with the message by value, so that the
 /// fast path keeps nothing alive for them: no spills in a send loop (selector derives from it).
+/// noexcept, as every cold path a send reaches inline: a call that may throw and passes
+/// arguments on the stack costs the caller's loop its frame-pointer register (docs/design.md).
 struct blocked_sends {
   // A send to a reducing mailbox: combined into the message its cache holds for the same key
   // and PE, or held there, pushing the message it evicts.
@@ -36,7 +38,7 @@ struct blocked_sends {
   // conveyor_core::push_or's Wait for a typed send: runs progress until the push goes through.
   template <std::size_t N>
   [[gnu::noinline]] static void retry(detail::conveyor_core& c, int dest,
-                                      detail::conveyor_core::item_copy<N> item) {
+                                      detail::conveyor_core::item_copy<N> item) noexcept {
     const detail::credit_wait timer(c);
     do detail::scheduler::progress_blocked();
     while (!c.template push<N>(dest, item.b));
@@ -57,27 +59,28 @@ struct blocked_sends {
   }
   template <std::size_t W, class... Word>
   [[gnu::noinline]] static void push_delta_blocked_words(detail::conveyor_core& c, int dest,
-                                                         const std::uint32_t& id, Word... w) {
+                                                         const std::uint32_t& id,
+                                                         Word... w) noexcept {
     push_delta_blocked_record<W>(c, dest, id, detail::conveyor_core::record_words<W>{w...});
   }
   template <std::size_t W>
   [[gnu::noinline]] static void push_delta_blocked_record(
       detail::conveyor_core& c, int dest, const std::uint32_t& id,
-      detail::conveyor_core::record_words<W> words) {
+      detail::conveyor_core::record_words<W> words) noexcept {
     const detail::credit_wait timer(c);
     do detail::scheduler::progress_blocked();
     while (!c.template push_delta<W>(dest, id, words.data()));
   }
   template <class L>
   [[gnu::noinline]] static void push_whole_blocked(detail::conveyor_core& c, int dest,
-                                                   const std::uint32_t& id, L closure) {
+                                                   const std::uint32_t& id, L closure) noexcept {
     constexpr std::size_t W = detail::lambda_words<L>;
     const detail::credit_wait timer(c);
     do detail::scheduler::progress_blocked();
     while (!c.template push_whole<W * 8, sizeof(L)>(dest, id, &closure));
   }
   [[gnu::noinline]] static void push_var_blocked(detail::conveyor_core& c, int dest,
-                                                 const void* payload, std::uint32_t len) {
+                                                 const void* payload, std::uint32_t len) noexcept {
     const detail::credit_wait timer(c);
     do detail::scheduler::progress_blocked();
     while (!c.push_var(dest, payload, len));
@@ -175,7 +178,7 @@ class bound_sender {
       blocked_record(c, dest, id, core::bound_record<Wc, Wl>(key_, words_, varying));
   }
   [[gnu::noinline]] static void blocked_record(core& c, int dest, const std::uint32_t& id,
-                                               const core::bound_record<Wc, Wl>& r) {
+                                               const core::bound_record<Wc, Wl>& r) noexcept {
     const detail::credit_wait timer(c);
     do detail::scheduler::progress_blocked();
     while (!c.template push_bound<Wc, Wl>(dest, r.key, id, r.words.data(), r.words.data() + Wc));

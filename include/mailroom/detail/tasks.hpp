@@ -131,6 +131,9 @@ void publish_staged();
 /// A handler runs here (or a task a handler spawned): nothing may wait.
 [[nodiscard]] bool in_handler_context() noexcept;
 
+/// The bytes between two fields that different threads write keep them off a shared cache line.
+inline constexpr std::size_t k_cache_line = 64;
+
 /// A block of sends staged by a pool worker for one mailbox: entries [dest][message] of a typed
 /// mailbox, [header][closure] of a lambda mailbox (see the mailboxes' drain()).
 struct stage_block {
@@ -209,7 +212,8 @@ class staging {
   void publish(stage_block* b, bool local);
   static void release_block(stage_block* b);
   std::vector<stage_slot> slots_;  // (read per send by the pool workers: see mailbox_base)
-  alignas(64) std::mutex mutex_;
+  std::byte apart_from_slots_[k_cache_line] = {};  // what follows is written per block
+  std::mutex mutex_;
   std::vector<stage_block*> full_;  // published, in order
   std::atomic<std::size_t> published_{0};
   std::vector<stage_block*> local_full_;  // local blocks published, in order
