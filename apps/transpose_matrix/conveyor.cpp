@@ -2,19 +2,17 @@
 // Transpose-matrix, conveyor variant: Bale's two hand-written push/pull/advance loops over
 // mailroom::conveyor<T>, the first counting each column's nonzeros at the owner of that row of
 // A^T, the second carrying every nonzero there.
+#include "common/nonzero.hpp"
 #include "transpose_matrix/transpose_matrix.hpp"
 
 #include <numeric>
 
 namespace mailroom::apps::transpose_matrix {
+namespace {
 
-sparse_matrix conveyor(const sparse_matrix& a) {
-  struct entry {
-    std::int64_t row, col;  // local row of A^T, global column of A^T (the row of A)
-    double value;
-  };
+template <bool Valued>
+sparse_matrix transpose(const sparse_matrix& a) {
   const int P = num_pes();
-  const bool valued = all_reduce(a.has_values(), max<>{}) != 0;  // an empty PE has none
   const std::int64_t nnz = a.local_nnz();
   std::vector<std::int64_t> ptr(sparse_matrix::local_rows(a.cols(), this_pe().rank(), P) + 1);
   pe from;
@@ -29,23 +27,26 @@ sparse_matrix conveyor(const sparse_matrix& a) {
   }
   std::inclusive_scan(ptr.begin(), ptr.end(), ptr.begin());
   std::vector<std::int64_t> fill(ptr.begin(), ptr.end() - 1), cols(ptr.back());
-  std::vector<double> vals(valued ? ptr.back() : 0);
-  mailroom::conveyor<entry> place;
+  std::vector<double> vals(Valued ? ptr.back() : 0);
+  // A nonzero: its local row of A^T and its global column of A^T (the row of A).
+  mailroom::conveyor<nonzero<Valued>> place_at;
   std::int64_t k = 0, l = 0;  // the next nonzero to send, and its row
-  entry e{};
-  while (place.advance(k == nnz)) {
+  nonzero<Valued> e{};
+  while (place_at.advance(k == nnz)) {
     for (; k < nnz; ++k) {
       while (k == a.row_ptr()[l + 1]) ++l;  // skip empty rows
       const std::int64_t j = a.col_idx()[k];
-      if (!place.push(pe(j % P), {j / P, a.global_row(l), valued ? a.values()[k] : 0.0})) break;
+      if (!place_at.push(pe(j % P), nonzero_of<Valued>(a, k, j / P, a.global_row(l)))) break;
     }
-    while (place.pull(from, e)) {
-      const std::int64_t at = fill[e.row]++;
-      cols[at] = e.col;
-      if (valued) vals[at] = e.value;
-    }
+    while (place_at.pull(from, e)) place(e, fill[e.row]++, cols, vals);
   }
   return {a.cols(), a.rows(), std::move(ptr), std::move(cols), std::move(vals)};
+}
+
+}  // namespace
+
+sparse_matrix conveyor(const sparse_matrix& a) {
+  return any_values(a) ? transpose<true>(a) : transpose<false>(a);
 }
 
 }  // namespace mailroom::apps::transpose_matrix
