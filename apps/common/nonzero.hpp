@@ -8,6 +8,7 @@
 #include <mailroom/sparse_matrix.hpp>
 
 #include <cstdint>
+#include <numeric>
 #include <vector>
 
 namespace mailroom::apps {
@@ -47,6 +48,21 @@ void place(const nonzero<Valued>& e, std::int64_t at, std::vector<std::int64_t>&
            std::vector<double>& vals) {
   cols[at] = e.col;
   if constexpr (Valued) vals[at] = e.value;
+}
+
+/// This PE's rows of a `rows` x `cols` result (`local_rows` of them) from the nonzeros that
+/// arrived here as {local row, column}: counted per row, then placed, as the floors do (a row's
+/// columns in arrival order; the matrix sorts the rows that need it).
+template <bool Valued>
+sparse_matrix rows_of(std::int64_t rows, std::int64_t cols, std::int64_t local_rows,
+                      const std::vector<nonzero<Valued>>& got) {
+  std::vector<std::int64_t> ptr(static_cast<std::size_t>(local_rows) + 1);
+  for (const nonzero<Valued>& e : got) ++ptr[e.row + 1];
+  std::inclusive_scan(ptr.begin(), ptr.end(), ptr.begin());
+  std::vector<std::int64_t> fill(ptr.begin(), ptr.end() - 1), col(ptr.back());
+  std::vector<double> val(Valued ? ptr.back() : 0);
+  for (const nonzero<Valued>& e : got) place(e, fill[e.row]++, col, val);
+  return {rows, cols, std::move(ptr), std::move(col), std::move(val)};
 }
 
 /// Whether any PE's part of `a` has values (an empty part has none). Collective.

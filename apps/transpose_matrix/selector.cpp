@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Transpose-matrix, selector variant: one actor counts the nonzeros of each column on the PE that
-// owns that row of A^T, a second one carries every nonzero there and drops it into its row.
+// Transpose-matrix, selector variant: an actor carries every nonzero to the PE that owns its row
+// of A^T, which sorts what arrived into rows once all is in (the floor's two loops). Bale's
+// variants send each column's count first, then the nonzeros into rows laid out by the counts.
 #include "common/nonzero.hpp"
 #include "transpose_matrix/transpose_matrix.hpp"
-
-#include <numeric>
 
 namespace mailroom::apps::transpose_matrix {
 namespace {
@@ -12,17 +11,12 @@ namespace {
 template <bool Valued>
 sparse_matrix transpose(const sparse_matrix& a) {
   const int P = num_pes();
-  std::vector<std::int64_t> ptr(sparse_matrix::local_rows(a.cols(), this_pe().rank(), P) + 1);
-  actor count{mailbox<std::int64_t>([&](std::int64_t row) { ++ptr[row + 1]; })};
-  for (const std::int64_t j : a.col_idx()) count.send(pe(j % P), j / P);
-  count.done();
-  count.wait();
-  std::inclusive_scan(ptr.begin(), ptr.end(), ptr.begin());
-  std::vector<std::int64_t> fill(ptr.begin(), ptr.end() - 1), cols(ptr.back());
-  std::vector<double> vals(Valued ? ptr.back() : 0);
-  // A nonzero: its local row of A^T and its global column of A^T (the row of A).
-  actor place_at{
-      mailbox<nonzero<Valued>>([&](nonzero<Valued> e) { place(e, fill[e.row]++, cols, vals); })};
+  // Every nonzero goes once, as {its local row of A^T, its global column of A^T (the row of A)},
+  // and its owner sorts what arrived into rows as the floor does (a count per row, then a
+  // placing pass): no message per nonzero for the counts.
+  std::vector<nonzero<Valued>> got;
+  got.reserve(static_cast<std::size_t>(a.local_nnz()));  // (about as many arrive as leave)
+  actor place_at{mailbox<nonzero<Valued>>([&](nonzero<Valued> e) { got.push_back(e); })};
   for (std::int64_t l = 0; l < a.local_rows(); ++l)
     for (std::int64_t k = a.row_ptr()[l], i = a.global_row(l); k < a.row_ptr()[l + 1]; ++k) {
       const std::int64_t j = a.col_idx()[k];
@@ -30,7 +24,7 @@ sparse_matrix transpose(const sparse_matrix& a) {
     }
   place_at.done();
   place_at.wait();
-  return {a.cols(), a.rows(), std::move(ptr), std::move(cols), std::move(vals)};
+  return rows_of(a.cols(), a.rows(), sparse_matrix::local_rows(a.cols(), this_pe().rank(), P), got);
 }
 
 }  // namespace
