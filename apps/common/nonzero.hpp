@@ -42,10 +42,10 @@ nonzero<Valued> rewritten(nonzero<Valued> e, std::int64_t row, std::int64_t col)
   return e;
 }
 
-/// Puts e's col (and value) at position `at` of a result's columns (and values).
+/// Puts e's col (and value) at position `at` of a result's columns (and values). Pointers, so
+/// that a handler can capture them by value (kept in registers across its buffer's messages).
 template <bool Valued>
-void place(const nonzero<Valued>& e, std::int64_t at, std::vector<std::int64_t>& cols,
-           std::vector<double>& vals) {
+void place(const nonzero<Valued>& e, std::int64_t at, std::int64_t* cols, double* vals) {
   cols[at] = e.col;
   if constexpr (Valued) vals[at] = e.value;
 }
@@ -61,7 +61,7 @@ sparse_matrix rows_of(std::int64_t rows, std::int64_t cols, std::int64_t local_r
   std::inclusive_scan(ptr.begin(), ptr.end(), ptr.begin());
   std::vector<std::int64_t> fill(ptr.begin(), ptr.end() - 1), col(ptr.back());
   std::vector<double> val(Valued ? ptr.back() : 0);
-  for (const nonzero<Valued>& e : got) place(e, fill[e.row]++, col, val);
+  for (const nonzero<Valued>& e : got) place(e, fill[e.row]++, col.data(), val.data());
   return {rows, cols, std::move(ptr), std::move(col), std::move(val)};
 }
 

@@ -63,7 +63,7 @@ sparse_matrix permute(const problem& pb) {
       forward[forward_at[d] + forward_n[d]++] = rewritten(e, e.row / P, pb.col_perm[e.col]);
     }
     for (const entry& e : superstep(forward, forward_n, forward_at))
-      place(e, fill[e.row]++, cols, vals);
+      place(e, fill[e.row]++, cols.data(), vals.data());
   } while (all_reduce(std::int64_t{k < nnz}, max<>{}) != 0);
   return {a.rows(), a.cols(), std::move(ptr), std::move(cols), std::move(vals)};
 }

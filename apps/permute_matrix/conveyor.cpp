@@ -55,7 +55,7 @@ sparse_matrix permute(const problem& pb) {
         break;
       }
     }
-    while (stores.pull(from, e)) place(e, fill[e.row]++, cols, vals);
+    while (stores.pull(from, e)) place(e, fill[e.row]++, cols.data(), vals.data());
   }
   return {a.rows(), a.cols(), std::move(ptr), std::move(cols), std::move(vals)};
 }

@@ -29,10 +29,14 @@ sparse_matrix permute(const problem& pb) {
   std::vector<std::int64_t> fill(ptr.begin(), ptr.end() - 1), cols(ptr.back());
   std::vector<double> vals(Valued ? ptr.back() : 0);
   mailroom::selector move{
-      mailbox<entry>([&](entry e, pe, auto& self) {  // at col_perm's owner
-        self.send(to<1>, pe(e.row % P), rewritten(e, e.row / P, pb.col_perm[e.col]));
+      // At col_perm's owner, then at the new row's. What the handlers use is captured by value
+      // (kept in registers across a buffer, where a reference is loaded again after each store).
+      mailbox<entry>([P, cperm = pb.col_perm.data()](entry e, pe, auto& self) {
+        self.send(to<1>, pe(e.row % P), rewritten(e, e.row / P, cperm[e.col]));
       }),
-      mailbox<entry>([&](entry e) { place(e, fill[e.row]++, cols, vals); })};  // at the new row's
+      mailbox<entry>([f = fill.data(), c = cols.data(), v = vals.data()](entry e) {
+        place(e, f[e.row]++, c, v);
+      })};
   for (std::int64_t l = 0; l < a.local_rows(); ++l)
     for (std::int64_t k = a.row_ptr()[l]; k < a.row_ptr()[l + 1]; ++k) {
       const std::int64_t j = a.col_idx()[k];

@@ -46,7 +46,8 @@ sparse_matrix transpose(const sparse_matrix& a) {
       if (s == k_bsp_bucket) break;
       out[j % P * k_bsp_bucket + s++] = nonzero_of<Valued>(a, k, j / P, a.global_row(l));
     }
-    for (const nonzero<Valued>& e : superstep(out, send_n)) place(e, fill[e.row]++, cols, vals);
+    for (const nonzero<Valued>& e : superstep(out, send_n))
+      place(e, fill[e.row]++, cols.data(), vals.data());
   } while (all_reduce(std::int64_t{k < nnz}, max<>{}) != 0);
   return {a.cols(), a.rows(), std::move(ptr), std::move(cols), std::move(vals)};
 }

@@ -38,7 +38,7 @@ sparse_matrix transpose(const sparse_matrix& a) {
       const std::int64_t j = a.col_idx()[k];
       if (!place_at.push(pe(j % P), nonzero_of<Valued>(a, k, j / P, a.global_row(l)))) break;
     }
-    while (place_at.pull(from, e)) place(e, fill[e.row]++, cols, vals);
+    while (place_at.pull(from, e)) place(e, fill[e.row]++, cols.data(), vals.data());
   }
   return {a.cols(), a.rows(), std::move(ptr), std::move(cols), std::move(vals)};
 }
