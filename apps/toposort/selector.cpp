@@ -21,12 +21,21 @@ result selector(const sparse_matrix& a, const sparse_matrix& at) {
   struct place {
     std::int64_t col, pos;
   };
-  const int P = num_pes();
+  const std::int64_t P = num_pes(), me = this_pe().rank();
   const std::int64_t lr = a.local_rows();
   std::vector<std::int64_t> count(lr), sum(lr), level(lr, 0);
-  const auto announce = [&](auto& sel, std::int64_t l) {  // local row l has one column left
-    sel.template send<0>(pe(sum[l] % P), pivot{sum[l], a.global_row(l), level[l]});
+  // What the handlers use, captured by value (kept in registers across a buffer, where a
+  // reference is loaded again after each store): the rows' state and the transpose's arrays.
+  struct rows_state {
+    std::int64_t *count, *sum, *level;
   };
+  const rows_state rows{count.data(), sum.data(), level.data()};
+  // Local row l has one column left: its pivot goes to that column's owner.
+  const auto announce = [rows, P, me](auto& sel, std::int64_t l) {
+    sel.template send<0>(pe(rows.sum[l] % P), pivot{rows.sum[l], l * P + me, rows.level[l]});
+  };
+  const std::int64_t* at_ptr = at.row_ptr().data();
+  const std::int64_t* at_col = at.col_idx().data();
   // (Set before the selector exists: once it does, its handlers may run at any moment, on a
   // progress thread beside this loop, MAILROOM_PROGRESS=thread.)
   for (std::int64_t l = 0; l < lr; ++l) {
@@ -34,14 +43,16 @@ result selector(const sparse_matrix& a, const sparse_matrix& at) {
     sum[l] = std::accumulate(a.row(l).begin(), a.row(l).end(), std::int64_t{0});
   }
   mailroom::selector topo{
-      graph{{0, 1}, {1, 0}}, mailbox<pivot>([&](pivot q, pe, auto& self) {
-        for (const std::int64_t s : at.row(q.col / P))
-          if (s != q.row) self.template send<1>(pe(s % P), removal{s / P, q.col, q.level + 1});
+      graph{{0, 1}, {1, 0}}, mailbox<pivot>([at_ptr, at_col, P](pivot q, pe, auto& self) {
+        const std::int64_t c = q.col / P;
+        for (std::int64_t k = at_ptr[c]; k < at_ptr[c + 1]; ++k)
+          if (const std::int64_t s = at_col[k]; s != q.row)
+            self.template send<1>(pe(s % P), removal{s / P, q.col, q.level + 1});
       }),
-      mailbox<removal>([&](removal m, pe, auto& self) {
-        level[m.row] = std::max(level[m.row], m.level);
-        sum[m.row] -= m.col;
-        if (--count[m.row] == 1) announce(self, m.row);
+      mailbox<removal>([rows, announce](removal m, pe, auto& self) {
+        rows.level[m.row] = std::max(rows.level[m.row], m.level);
+        rows.sum[m.row] -= m.col;
+        if (--rows.count[m.row] == 1) announce(self, m.row);
       })};
   // Sends may run handlers, which change counts: announce the input's single-nonzero rows.
   for (std::int64_t l = 0; l < lr; ++l)
@@ -49,7 +60,7 @@ result selector(const sparse_matrix& a, const sparse_matrix& at) {
   topo.done<0>();
   topo.wait();
   result res{positions(level, a.rows()), std::vector<std::int64_t>(at.local_rows())};
-  actor places{mailbox<place>([&](place p) { res.col_perm[p.col / P] = p.pos; })};
+  actor places{mailbox<place>([cp = res.col_perm.data(), P](place p) { cp[p.col / P] = p.pos; })};
   for (std::int64_t l = 0; l < lr; ++l) places.send(pe(sum[l] % P), place{sum[l], res.row_perm[l]});
   places.done();
   places.wait();
