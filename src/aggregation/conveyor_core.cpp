@@ -299,12 +299,34 @@ bool conveyor_core::push_routed_n(int dest, const void* item) noexcept {
 // push_routed_n's common case, where the item's lane has room for it: a leaf function (the
 // send loop's every routed push comes here), so that it saves no registers. A lane without room
 // leaves by a tail call to push_routed_full, which makes room or refuses.
+// Under node routing (routes::own) without a branch on where the item goes: its prefix is
+// written whether it has one or not (an item without one is written over it), and the room
+// asked is that of an item with one (a lane with room for the item alone but not for 4 more
+// bytes takes the path below, which checks the exact size).
 template <std::size_t N>
 bool conveyor_core::push_routed_sized(int dest, item_copy<N> c, retry_fn<N> retry) noexcept {
-  if (route_own(rt_, me_, dest, [this, c]<std::size_t W>(int lane_no, const std::uint32_t* prefix) {
-        return put_if_room<N, W>(lane_no, prefix, c.b);
-      }))
+  if (!rt_.gridded) {
+    const node_layout::place w = rt_.layout.where(dest);
+    const routes::own_hop o = rt_.own[static_cast<std::size_t>(w.node)];
+    const auto local = static_cast<std::uint32_t>(w.local);
+    const std::uint32_t prefix =
+        (static_cast<std::uint32_t>(dest) & o.transit) |
+        ((local | static_cast<std::uint32_t>(rt_.my_local) << 16) & ~o.transit);
+    cursor& l = cursors_[o.lane + (local & o.local_mask)];
+    // (room_of: a typed conveyor's cursor ends N - 1 bytes short of its buffer's end.)
+    if (MAILROOM_LIKELY(l.end - l.pos >= 5)) {
+      std::byte* const out = l.pos;
+      std::memcpy(out, &prefix, 4);
+      std::memcpy(out + o.prefix_bytes, c.b, N);
+      l.pos = out + N + o.prefix_bytes;
+      return true;
+    }
+  } else if (route_own(rt_, me_, dest,
+                       [this, c]<std::size_t W>(int lane_no, const std::uint32_t* prefix) {
+                         return put_if_room<N, W>(lane_no, prefix, c.b);
+                       })) {
     return true;
+  }
   return push_routed_full<N>(dest, c, retry);
 }
 template <std::size_t N>

@@ -247,6 +247,16 @@ struct routes {
   node_layout layout;
   /// Per node: the hop of its PEs (routed; this PE's node: 0), without their index there.
   std::vector<std::uint32_t> node_hop;
+  /// Node routing (not grid): per node, where this PE's own items for its PEs go, as masks, so
+  /// that a send picks lane and prefix without a branch (a random destination mispredicts one
+  /// between this node and another about every other send). For the PE of index `local` there:
+  /// lane `lane + (local & local_mask)`, prefix `(dest & transit) | (local | my_local << 16) &
+  /// ~transit` (on a transit lane the destination, on a network lane the two indices), in
+  /// `prefix_bytes` bytes (0 on this node, else 4).
+  struct own_hop {
+    std::uint32_t lane = 0, local_mask = 0, transit = 0, prefix_bytes = 0;
+  };
+  std::vector<own_hop> own;
   /// Per destination PE: the lane this PE's own items go to, | k_prefixed when they go through
   /// another PE (then with the destination's index on its node). Items forwarded from the
   /// transit lanes follow it too; those from the network go to the delivery lanes. From the

@@ -107,10 +107,40 @@ void expect_links_agree(const std::vector<routes>& r) {
     }
 }
 
+// Node routing's send table (routes::own) picks, without a branch, the lane and prefix that the
+// hop table names for every destination: no prefix on this node, the destination on a transit
+// lane, its index and the sender's on a network lane.
+void expect_own_hops(const std::vector<routes>& r) {
+  for (const routes& x : r) {
+    if (!x.routed || x.gridded) continue;
+    ASSERT_EQ(x.own.size(), static_cast<std::size_t>(x.layout.nodes())) << "PE " << x.me;
+    for (int p = 0; p < x.pes; ++p) {
+      const node_layout::place w = x.layout.where(p);
+      const routes::own_hop o = x.own[static_cast<std::size_t>(w.node)];
+      const auto local = static_cast<std::uint32_t>(w.local);
+      const std::uint32_t h = x.hop(p);
+      const int lane = routes::lane_of_hop(h);
+      EXPECT_EQ(static_cast<int>(o.lane + (local & o.local_mask)), lane)
+          << "PE " << x.me << " to PE " << p;
+      const bool prefixed = (h & routes::k_prefixed) != 0;
+      EXPECT_EQ(o.prefix_bytes, prefixed ? 4u : 0u) << "PE " << x.me << " to PE " << p;
+      if (!prefixed) continue;
+      const std::uint32_t prefix =
+          (static_cast<std::uint32_t>(p) & o.transit) |
+          ((local | static_cast<std::uint32_t>(x.my_local) << 16) & ~o.transit);
+      EXPECT_EQ(prefix, x.cls[static_cast<std::size_t>(lane)] == k_network
+                            ? routes::local_of_hop(h) | static_cast<std::uint32_t>(x.my_local) << 16
+                            : static_cast<std::uint32_t>(p))
+          << "PE " << x.me << " to PE " << p;
+    }
+  }
+}
+
 // lane(c, p), computed from the hop table and the lane order, is the lane of class c to p that
 // the lane list holds, or -1 where it holds none; in_link(c, p) is p's place among the links in
 // of class c, or -1.
 void expect_lane_lookup(const std::vector<routes>& r) {
+  expect_own_hops(r);
   const int pes = static_cast<int>(r.size());
   for (int x = 0; x < pes; ++x)
     for (int c = 0; c < k_link_classes; ++c)
