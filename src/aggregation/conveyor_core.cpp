@@ -708,7 +708,24 @@ bool conveyor_core::put_record(int lane_index, std::uint32_t tag, std::uint32_t 
   ++ln.rs.run_items;
   const std::uint32_t prefix[2] = {dest, forwarded ? origin : static_cast<std::uint32_t>(me_)};
   std::memcpy(out, prefix, 8);
-  std::memcpy(out + 8, data, n);
+  // Copies of fixed size for the usual record sizes (a forwarder's records come by a size known
+  // only at run time, where a copy of n bytes would call the C library per record).
+  switch (n) {
+    case 8:
+      std::memcpy(out + 8, data, 8);
+      break;
+    case 16:
+      std::memcpy(out + 8, data, 16);
+      break;
+    case 24:
+      std::memcpy(out + 8, data, 24);
+      break;
+    case 32:
+      std::memcpy(out + 8, data, 32);
+      break;
+    default:
+      std::memcpy(out + 8, data, n);
+  }
   if (forwarded) {
     ++s_->forwarded_in_[li];
     ++s_->forwarded_items_;
@@ -1191,7 +1208,10 @@ void conveyor_core::forwarded_front(std::size_t q) {
 
 // Records go on whole, run by run: a run [tag][count] of records [dest][origin][words] that
 // the next lane starts again where the tag changes. A buffer whose forwarding stopped halfway
-// through a run resumes there (s_->forward_at_, s_->run_left_, s_->run_tag_).
+// through a run resumes there (s_->forward_at_, s_->run_left_, s_->run_tag_). Per run, the
+// records' size is asked once and the place in the buffer kept in locals (the stores into the
+// lanes may alias the cold state); per record, the next lane (node routing from the network:
+// the delivery lane of the destination's index here, without a call).
 bool conveyor_core::forward_records(std::size_t q) noexcept {
   MAILROOM_CHECK(record_bytes_ != nullptr,
                  "mailbox #{}: records to forward, but no record size "
@@ -1199,30 +1219,49 @@ bool conveyor_core::forward_records(std::size_t q) noexcept {
                  id_);
   bool any = false;
   auto& queue = s_->forward_[q];
-  std::uint32_t& at = s_->forward_at_[q];
+  const bool delivered = !rt_.gridded && q == 1;  // node routing, from the network
+  const auto pes = static_cast<std::uint32_t>(rt_.pes);
   while (!queue.empty()) {
     const cold::transit& t = queue.front();
     const auto& h = *reinterpret_cast<const buffer_header*>(t.buf);
     const std::byte* base = t.buf + k_header_bytes;
     const std::uint32_t end = h.bytes - static_cast<std::uint32_t>(k_header_bytes);
-    while (at < end || s_->run_left_[q] > 0) {
-      if (s_->run_left_[q] == 0) {
+    std::uint32_t at = s_->forward_at_[q];
+    std::uint32_t left = s_->run_left_[q];
+    while (at < end || left > 0) {
+      if (left == 0) {
         std::memcpy(&s_->run_tag_[q], base + at, 4);
-        std::memcpy(&s_->run_left_[q], base + at + 4, 4);
+        std::memcpy(&left, base + at + 4, 4);
         at += 8;
         continue;
       }
-      const std::byte* p = base + at;
-      std::uint32_t prefix[2];
-      std::memcpy(prefix, p, sizeof prefix);
-      const int lane_no = next_lane(q, t.source, prefix[0], prefix[1]);
-      const std::size_t bytes = record_bytes_(s_->run_tag_[q]);
-      if (!put_record(lane_no, s_->run_tag_[q], prefix[0], p + 8, bytes, true, prefix[1]))
-        return any;
-      at += static_cast<std::uint32_t>(8 + bytes);
-      --s_->run_left_[q];
-      any = true;
+      const std::uint32_t tag = s_->run_tag_[q];
+      const std::size_t bytes = record_bytes_(tag);
+      for (; left > 0; --left) {
+        const std::byte* p = base + at;
+        std::uint32_t prefix[2];
+        std::memcpy(prefix, p, sizeof prefix);
+        int lane_no;
+        if (delivered) {
+          if (MAILROOM_UNLIKELY(prefix[0] >= pes)) bad_forward(t.source, prefix[0]);
+          const node_layout::place w = rt_.layout.where(static_cast<int>(prefix[0]));
+          if (MAILROOM_UNLIKELY(
+                  (rt_.node_hop[static_cast<std::size_t>(w.node)] & routes::k_prefixed) != 0))
+            bad_forward(t.source, prefix[0]);
+          lane_no = rt_.delivery_base + w.local;
+        } else {
+          lane_no = next_lane(q, t.source, prefix[0], prefix[1]);
+        }
+        if (!put_record(lane_no, tag, prefix[0], p + 8, bytes, true, prefix[1])) {
+          s_->forward_at_[q] = at;
+          s_->run_left_[q] = left;
+          return any;
+        }
+        at += static_cast<std::uint32_t>(8 + bytes);
+        any = true;
+      }
     }
+    s_->run_left_[q] = 0;
     forwarded_front(q);
     any = true;
   }
