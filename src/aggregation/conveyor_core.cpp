@@ -708,24 +708,9 @@ bool conveyor_core::put_record(int lane_index, std::uint32_t tag, std::uint32_t 
   ++ln.rs.run_items;
   const std::uint32_t prefix[2] = {dest, forwarded ? origin : static_cast<std::uint32_t>(me_)};
   std::memcpy(out, prefix, 8);
-  // Copies of fixed size for the usual record sizes (a forwarder's records come by a size known
-  // only at run time, where a copy of n bytes would call the C library per record).
-  switch (n) {
-    case 8:
-      std::memcpy(out + 8, data, 8);
-      break;
-    case 16:
-      std::memcpy(out + 8, data, 16);
-      break;
-    case 24:
-      std::memcpy(out + 8, data, 24);
-      break;
-    case 32:
-      std::memcpy(out + 8, data, 32);
-      break;
-    default:
-      std::memcpy(out + 8, data, n);
-  }
+  // (copy_small: a forwarder's records come by a size known only at run time, where memcpy
+  // would call the C library per record.)
+  copy_small(out + 8, static_cast<const std::byte*>(data), n);
   if (forwarded) {
     ++s_->forwarded_in_[li];
     ++s_->forwarded_items_;
