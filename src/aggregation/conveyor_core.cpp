@@ -307,18 +307,21 @@ template <std::size_t N>
 bool conveyor_core::push_routed_sized(int dest, item_copy<N> c, retry_fn<N> retry) noexcept {
   if (!rt_.gridded) {
     const node_layout::place w = rt_.layout.where(dest);
-    const routes::own_hop o = rt_.own[static_cast<std::size_t>(w.node)];
+    const routes::own_hop& o = rt_.own[static_cast<std::size_t>(w.node)];
     const auto local = static_cast<std::uint32_t>(w.local);
+    // (Read before the stores, in 64 bits where they index: no reload, no widening.)
+    const std::uint32_t transit = o.transit();
+    const std::size_t bytes = o.prefix_bytes;
     const std::uint32_t prefix =
-        (static_cast<std::uint32_t>(dest) & o.transit) |
-        ((local | static_cast<std::uint32_t>(rt_.my_local) << 16) & ~o.transit);
-    cursor& l = cursors_[o.lane + (local & o.local_mask)];
+        (static_cast<std::uint32_t>(dest) & transit) |
+        ((local | static_cast<std::uint32_t>(rt_.my_local) << 16) & ~transit);
+    cursor& l = cursors_[std::size_t{o.lane} + std::size_t{local & o.local_mask()}];
     // (room_of: a typed conveyor's cursor ends N - 1 bytes short of its buffer's end.)
     if (MAILROOM_LIKELY(l.end - l.pos >= 5)) {
       std::byte* const out = l.pos;
       std::memcpy(out, &prefix, 4);
-      std::memcpy(out + o.prefix_bytes, c.b, N);
-      l.pos = out + N + o.prefix_bytes;
+      std::memcpy(out + bytes, c.b, N);
+      l.pos = out + N + bytes;
       return true;
     }
   } else if (route_own(rt_, me_, dest,

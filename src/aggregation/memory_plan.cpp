@@ -115,12 +115,14 @@ std::size_t mailbox_table_bytes(const routes& r, bool delta_records) noexcept {
 std::size_t routing_table_bytes(const routes& r) noexcept {
   std::size_t in_links = 0;
   for (const auto& peers : r.in_peers) in_links += peers.size();
-  // Per lane its peer and class and the link pool's counts, the links in, the hop per node, the
-  // PEs of this node (the routes' and the exchange's), and the layout's tables (none where it is
-  // a formula): nothing per PE of the job unless the placement has no formula.
+  // Per lane its peer and class and the link pool's counts, the links in, per node the hop and
+  // the send's masks (routes::own), the PEs of this node (the routes' and the exchange's), and
+  // the layout's tables (none where it is a formula): nothing per PE of the job unless the
+  // placement has no formula.
   return (sizeof(int) + 1 + 2 * sizeof(std::uint32_t)) * static_cast<std::size_t>(r.lanes()) +
          sizeof(int) * (in_links + 2 * r.node_members.size()) +
-         sizeof(std::uint32_t) * r.node_hop.size() + r.layout.table_bytes();
+         sizeof(std::uint32_t) * r.node_hop.size() + sizeof(routes::own_hop) * r.own.size() +
+         r.layout.table_bytes();
 }
 
 }  // namespace mailroom::detail

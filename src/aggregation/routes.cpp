@@ -333,11 +333,12 @@ routes routes::node(int me, const node_layout& l) {
     r.node_hop[static_cast<std::size_t>(b)] = k_prefixed | lane;
   }
   r.own.assign(static_cast<std::size_t>(nodes), own_hop{});
-  r.own[static_cast<std::size_t>(a)].local_mask = ~0u;  // (this node: the final lanes)
+  r.own[static_cast<std::size_t>(a)].local = -1;  // (this node: the final lanes)
   for (int b = 0; b < nodes; ++b) {
     if (b == a) continue;
     const std::uint32_t lane = r.node_hop[static_cast<std::size_t>(b)] & ~k_prefixed;
-    r.own[static_cast<std::size_t>(b)] = {lane, 0, r.cls[lane] == k_network ? 0u : ~0u, 4};
+    const auto through = static_cast<std::int16_t>(r.cls[lane] == k_network ? 0 : -1);
+    r.own[static_cast<std::size_t>(b)] = {static_cast<std::uint16_t>(lane), 0, through, 4};
   }
   check_room(r, l.widest(), "node");
 

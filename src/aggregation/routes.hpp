@@ -252,9 +252,18 @@ struct routes {
   /// between this node and another about every other send). For the PE of index `local` there:
   /// lane `lane + (local & local_mask)`, prefix `(dest & transit) | (local | my_local << 16) &
   /// ~transit` (on a transit lane the destination, on a network lane the two indices), in
-  /// `prefix_bytes` bytes (0 on this node, else 4).
+  /// `prefix_bytes` bytes (0 on this node, else 4). In 8 bytes (a lane and an index fit in 16
+  /// bits: check_room), the masks widened by sign extension, which their loads do for free.
   struct own_hop {
-    std::uint32_t lane = 0, local_mask = 0, transit = 0, prefix_bytes = 0;
+    std::uint16_t lane = 0;
+    std::int16_t local = 0, through = 0;  // the masks: 0 or -1
+    std::uint16_t prefix_bytes = 0;
+    [[nodiscard]] std::uint32_t local_mask() const noexcept {
+      return static_cast<std::uint32_t>(std::int32_t{local});
+    }
+    [[nodiscard]] std::uint32_t transit() const noexcept {
+      return static_cast<std::uint32_t>(std::int32_t{through});
+    }
   };
   std::vector<own_hop> own;
   /// Per destination PE: the lane this PE's own items go to, | k_prefixed when they go through

@@ -120,14 +120,14 @@ void expect_own_hops(const std::vector<routes>& r) {
       const auto local = static_cast<std::uint32_t>(w.local);
       const std::uint32_t h = x.hop(p);
       const int lane = routes::lane_of_hop(h);
-      EXPECT_EQ(static_cast<int>(o.lane + (local & o.local_mask)), lane)
+      EXPECT_EQ(static_cast<int>(o.lane + (local & o.local_mask())), lane)
           << "PE " << x.me << " to PE " << p;
       const bool prefixed = (h & routes::k_prefixed) != 0;
-      EXPECT_EQ(o.prefix_bytes, prefixed ? 4u : 0u) << "PE " << x.me << " to PE " << p;
+      EXPECT_EQ(o.prefix_bytes, prefixed ? 4 : 0) << "PE " << x.me << " to PE " << p;
       if (!prefixed) continue;
       const std::uint32_t prefix =
-          (static_cast<std::uint32_t>(p) & o.transit) |
-          ((local | static_cast<std::uint32_t>(x.my_local) << 16) & ~o.transit);
+          (static_cast<std::uint32_t>(p) & o.transit()) |
+          ((local | static_cast<std::uint32_t>(x.my_local) << 16) & ~o.transit());
       EXPECT_EQ(prefix, x.cls[static_cast<std::size_t>(lane)] == k_network
                             ? routes::local_of_hop(h) | static_cast<std::uint32_t>(x.my_local) << 16
                             : static_cast<std::uint32_t>(p))
