@@ -83,6 +83,27 @@ struct each_index {
     for (I i = lo; i < hi; ++i) (*f)(i);
   }
 };
+// Calls f(lo, hi) on a local copy when f is small and trivially copyable: what it captures can
+// then stay in registers across the piece's loop, where through f's address it is reloaded
+// after every byte a send stores. Not inlined: it is then the one call of f's operator() in
+// the program (both of parallel_for_chunks' paths come here), which the compiler inlines here
+// as a function called once, so that the copy's address is not taken. (One call per piece.)
+template <class F, class I>
+[[gnu::noinline]] void call_on_copy(F& f, I lo, I hi) {
+  if constexpr (std::is_trivially_copyable_v<F> && std::is_copy_constructible_v<F> &&
+                sizeof(F) <= 256) {
+    F body = f;
+    body(lo, hi);
+  } else {
+    f(lo, hi);
+  }
+}
+// parallel_for_chunks' pieces on the pool (f: a pointer to the loop's body).
+template <class I, class P>
+struct each_piece {
+  P f;
+  void operator()(I lo, I hi) const { call_on_copy(*f, lo, hi); }
+};
 template <class I>
 I default_grain(I n) {
   // Eight pieces per worker: enough for stealing to even out uneven iterations.
@@ -177,24 +198,21 @@ void parallel_for(I begin, I end, F&& f, I grain = 0) {
 /// Calls f(lo, hi) on pieces [lo, hi) that cover [begin, end), spread over the workers as
 /// parallel_for spreads its iterations (pieces of at most `grain`; 0: about eight per worker),
 /// and returns once all have run. With one worker, f(begin, end) once: the loop over a piece is
-/// the caller's own, compiled as if there were no workers (the form for the hottest loops).
+/// the caller's own, compiled as if there were no workers (the form for the hottest loops). A
+/// small trivially copyable f is called on a copy (per piece), so that what it captures stays in
+/// registers: what it changes in its own captures is not kept.
 template <class I, class F>
   requires std::is_integral_v<I> && std::is_invocable_v<F&, I, I>
 void parallel_for_chunks(I begin, I end, F&& f, I grain = 0) {
   if (end <= begin) return;
   if (detail::workers() == 1 || detail::in_handler_context()) {  // (a handler never waits)
-    // On a local copy, whose address no task takes: what it captures stays in registers.
-    if constexpr (std::is_trivially_copyable_v<std::decay_t<F>> && sizeof(F) <= 256) {
-      std::decay_t<F> body = f;
-      body(begin, end);
-    } else {
-      f(begin, end);
-    }
+    detail::call_on_copy(f, begin, end);
     return;
   }
   if (grain <= 0) grain = detail::default_grain<I>(end - begin);
-  auto* fp = &f;
-  finish([&] { detail::run_chunks(begin, end, grain, fp); });
+  const detail::each_piece<I, std::remove_reference_t<F>*> piece{&f};
+  const auto* pieces = &piece;
+  finish([&] { detail::run_chunks(begin, end, grain, pieces); });
 }
 
 /// Spawns f(i) for every i in [begin, end) as tasks of `grain` iterations (0: about eight per
