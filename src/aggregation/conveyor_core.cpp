@@ -1140,6 +1140,17 @@ bool conveyor_core::push_var_routed(int dest, const void* payload, std::uint32_t
   return put_var<1>(lane_no, &prefix, payload, len, false);
 }
 
+namespace {
+// Node routing: the delivery lane of PE `dest`, from the layout (no search, no call), or -1
+// when `dest` is not a PE of this node.
+inline int delivery_lane(const routes& rt, std::uint32_t dest) noexcept {
+  if (dest >= static_cast<std::uint32_t>(rt.pes)) return -1;
+  const node_layout::place w = rt.layout.where(static_cast<int>(dest));
+  if ((rt.node_hop[static_cast<std::size_t>(w.node)] & routes::k_prefixed) != 0) return -1;
+  return rt.delivery_base + w.local;
+}
+}  // namespace
+
 // The lane a lambda record for `dest` from queue q goes on to (checked: the job stops on one
 // that leads nowhere from here).
 int conveyor_core::next_lane(std::size_t q, int source, std::uint32_t dest,
@@ -1148,7 +1159,7 @@ int conveyor_core::next_lane(std::size_t q, int source, std::uint32_t dest,
   // From a transit lane to the network lane for the destination's node, as it came; from the
   // network to the destination, with its origin only.
   if (q == 0) return node_step(*this, source, 0, -1).transit(dest).first;
-  const int lane_no = rt_.lane(k_delivery, static_cast<int>(dest));
+  const int lane_no = delivery_lane(rt_, dest);
   if (MAILROOM_UNLIKELY(lane_no < 0)) bad_forward(source, dest);
   return lane_no;
 }
@@ -1208,7 +1219,6 @@ bool conveyor_core::forward_records(std::size_t q) noexcept {
   bool any = false;
   auto& queue = s_->forward_[q];
   const bool delivered = !rt_.gridded && q == 1;  // node routing, from the network
-  const auto pes = static_cast<std::uint32_t>(rt_.pes);
   while (!queue.empty()) {
     const cold::transit& t = queue.front();
     const auto& h = *reinterpret_cast<const buffer_header*>(t.buf);
@@ -1229,14 +1239,11 @@ bool conveyor_core::forward_records(std::size_t q) noexcept {
         const std::byte* p = base + at;
         std::uint32_t prefix[2];
         std::memcpy(prefix, p, sizeof prefix);
-        int lane_no;
+        // (The delivery lane inline: next_lane is a call.)
+        int lane_no = -1;
         if (delivered) {
-          if (MAILROOM_UNLIKELY(prefix[0] >= pes)) bad_forward(t.source, prefix[0]);
-          const node_layout::place w = rt_.layout.where(static_cast<int>(prefix[0]));
-          if (MAILROOM_UNLIKELY(
-                  (rt_.node_hop[static_cast<std::size_t>(w.node)] & routes::k_prefixed) != 0))
-            bad_forward(t.source, prefix[0]);
-          lane_no = rt_.delivery_base + w.local;
+          lane_no = delivery_lane(rt_, prefix[0]);
+          if (MAILROOM_UNLIKELY(lane_no < 0)) bad_forward(t.source, prefix[0]);
         } else {
           lane_no = next_lane(q, t.source, prefix[0], prefix[1]);
         }
